@@ -1,0 +1,50 @@
+"""The audit log: one JSON line per refusal in ``<git common dir>/agentguard/audit.jsonl``."""
+import json
+import os
+import time
+
+from .textsafe import safe, safe_argv
+
+LOG_NAME = "audit.jsonl"
+MAX_REFS = 20
+
+
+def record(ag_home, hook, rule, refs, argv):
+    """Append one refusal. Never raises: the refusal matters more than its record."""
+    if not ag_home:
+        return
+    entry = {
+        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "hook": hook,
+        "rule": rule,
+        "refs": [{"ref": safe(r, 200), "old": safe(o, 80), "new": safe(n, 80)}
+                 for (r, o, n) in refs[:MAX_REFS]],
+        "command": safe_argv(argv, 500),
+    }
+    line = (json.dumps(entry, sort_keys=True) + "\n").encode("utf-8")
+    try:
+        fd = os.open(os.path.join(ag_home, LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
+
+
+def read(ag_home, limit=1000):
+    """The last ``limit`` entries that parse (for the doctor)."""
+    try:
+        with open(os.path.join(ag_home, LOG_NAME), "rb") as fh:
+            lines = fh.read().splitlines()[-limit:]
+    except OSError:
+        return []
+    out = []
+    for raw in lines:
+        try:
+            entry = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            continue
+        if isinstance(entry, dict):
+            out.append(entry)
+    return out

@@ -1,0 +1,13 @@
+"""Copied to ``<git common dir>/agentguard/runtime/run.py``; the hook scripts run it as
+``python -I -S run.py <hook> <git-pid> [args]``. Isolated mode ignores PYTHONPATH, PYTHONHOME,
+PYTHONSTARTUP and user site-packages, ``-S`` skips site-packages: only the stdlib and the
+runtime copy next to this file are importable."""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from hooks.main import run_hook  # noqa: E402
+
+sys.exit(run_hook(sys.argv[1:], ag_home=os.path.dirname(HERE)))

@@ -1,0 +1,86 @@
+"""Entry point of the runtime: ``run.py <hook> <git-pid> [hook args...]``.
+
+The hook scripts call this only when their POSIX-sh fast path could not decide. Whatever goes
+wrong in here (bad snapshot, git not answering, a bug) ends in a refusal with a message, never a
+traceback and never a silent pass: the scripts only come here when a protected ref may be at
+stake.
+"""
+import sys
+
+from . import audit, branchhooks, gitargv, prepush, reftx
+from . import refusal as R
+from .policy import PolicyError, load_snapshot
+from .repostate import RepoState
+from .gitio import GitError
+from .textsafe import safe
+
+MAX_STDIN = 64 * 1024 * 1024
+HOOKS = ("reference-transaction", "pre-push", "pre-commit", "pre-merge-commit", "pre-rebase")
+
+
+def _read_stdin():
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        return b""
+    data = stream.read(MAX_STDIN + 1)
+    if len(data) > MAX_STDIN:
+        # Too much to decide on; drain the rest so git does not block, then refuse.
+        while stream.read(1 << 20):
+            pass
+        raise ValueError("more than %d bytes of hook input" % MAX_STDIN)
+    return data
+
+
+def decide(hook, args, state, policy, call, data):
+    """One decision for one hook invocation (shared by the runtime copy and the package)."""
+    if hook == "reference-transaction":
+        return reftx.decide(state, policy, data, call, args[0] if args else "")
+    if hook == "pre-push":
+        return prepush.decide(state, policy, data, call, args[0] if args else None)
+    if hook in ("pre-commit", "pre-merge-commit"):
+        return branchhooks.decide_commit(state, policy, hook)
+    if hook == "pre-rebase":
+        return branchhooks.decide_rebase(state, policy, args)
+    return None
+
+
+def run_hook(argv, ag_home=None, stderr=None):
+    """Run one hook. ``argv`` = [hook, git-pid, *hook-args]. Returns the exit status."""
+    stderr = stderr or sys.stderr
+    hook = argv[0] if argv else ""
+    state = RepoState(ag_home)
+    call = raw_argv = None
+    try:
+        if hook not in HOOKS:
+            raise ValueError("unknown hook")
+        pid = argv[1] if len(argv) > 1 else ""
+        args = argv[2:]
+        raw_argv = gitargv.read_process_argv(pid) if pid.isdigit() else None
+        call = gitargv.parse(raw_argv) if raw_argv else None
+        data = _read_stdin() if hook in ("reference-transaction", "pre-push") else b""
+        policy = load_snapshot(state.ag_home)
+        refusal = decide(hook, args, state, policy, call, data)
+    except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
+        refusal = _broken(str(exc))
+    except Exception as exc:  # a bug must still fail closed, and must not print a traceback
+        refusal = _broken("internal error (%s)" % type(exc).__name__)
+    if refusal is None:
+        return 0
+    try:
+        stderr.write(refusal.render())
+        stderr.flush()
+    except (OSError, ValueError):
+        pass
+    try:
+        home = state.ag_home
+    except Exception:
+        home = None
+    audit.record(home, hook, refusal.rule, [tuple(r) for r in refusal.refs], raw_argv)
+    return 1
+
+
+def _broken(reason):
+    return R.Refusal("guard-broken", "this update: agentguard could not check it",
+                     "%s; a protected ref may be at stake, so this is refused" % safe(reason, 200),
+                     ["agentguard doctor --fix     # repairs the installation",
+                      "agentguard install          # or re-install it"])

@@ -1,0 +1,39 @@
+"""pre-push: no push lands on a protected branch, whatever the refspec looks like."""
+from . import refusal as R
+from .reflines import Malformed, is_zero, parse_prepush
+from .textsafe import safe
+
+
+def decide(state, policy, data, call, remote_name):
+    remote = remote_name or "origin"
+    if (call is not None and call.cmd == "push" and call.has_option("--mirror")) or \
+            (remote_name and state.config_bool("remote.%s.mirror" % remote_name)):
+        return R.Refusal("push-mirror", "a mirror push to %s" % safe(remote, 80),
+                         "a mirror push can delete or rewrite protected branches without showing them to hooks",
+                         ["git push %s <branch>   # push the branches you mean, one by one" % safe(remote, 60)])
+    hits = []
+    for item in parse_prepush(data):
+        if isinstance(item, Malformed):
+            if any(policy.classify(w) for w in item.words):
+                return R.Refusal("unreadable-input", "a push agentguard cannot read",
+                                 "the line %r is not what git sends to pre-push; refusing on doubt"
+                                 % safe(item.text, 120), ["agentguard doctor"])
+            continue
+        kind = policy.classify(item.remote_ref)
+        if kind and kind[0] == "local":
+            hits.append((item, kind[1]))
+    if not hits:
+        return None
+    item, branch = hits[0]
+    b = safe(branch, 80)
+    if is_zero(item.local_oid):
+        what = "deleting protected branch '%s' on %s" % (b, safe(remote, 80))
+        steps = ["(delete or rename protected branches in the server's settings, not from an agent)"]
+    else:
+        what = "pushing to protected branch '%s' on %s" % (b, safe(remote, 80))
+        steps = ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60), R.NEW_BRANCH),
+                 "then open a pull request into '%s'" % b]
+    more = " (and %d more protected)" % (len(hits) - 1) if len(hits) > 1 else ""
+    return R.Refusal("push-protected", what + more,
+                     "nothing was pushed, not even the other refs of this push", steps,
+                     [(i.remote_ref, i.remote_oid, i.local_oid) for i, _ in hits])

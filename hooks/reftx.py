@@ -1,0 +1,181 @@
+"""reference-transaction: the backstop every ref update passes through.
+
+Only the ``prepared`` state can still abort a transaction, so that is where we decide;
+``committed``/``aborted``/``preparing`` pass. Any other (future) state is decided like
+``prepared``: refusing there costs nothing if git ignores it, and fails closed if it does not.
+"""
+from . import refusal as R
+from .reflines import Malformed, is_oid, is_symref_value, is_zero, parse_reftx
+from .textsafe import safe
+
+PASS_STATES = ("committed", "aborted", "preparing")
+REMOTE_WRITERS = ("fetch", "pull", "push", "clone", "remote")
+_BRANCH_RENAME = ("-m", "-M", "--move", "-c", "-C", "--copy")
+
+
+def decide(state, policy, data, call, hook_state="prepared"):
+    """Return a Refusal, or None when every update in the transaction may proceed."""
+    if hook_state in PASS_STATES:
+        return None
+    items = parse_reftx(data)
+    pending = {}  # remote-tracking updates that this same transaction makes legitimately
+    for item in items:
+        if isinstance(item, Malformed):
+            if any(policy.classify(w) or w.startswith("refs/heads/") for w in item.words):
+                return R.Refusal("unreadable-input", "a ref update agentguard cannot read",
+                                 "the line %r is not '<old> <new> <ref>'; refusing on doubt" % safe(item.text, 120),
+                                 ["agentguard doctor        # check the installation and your git version"])
+            continue
+        kind = policy.classify(item.ref)
+        if kind and kind[0] == "remote" and not is_symref_value(item.new):
+            refusal = _remote_tracking(state, item, kind, call)
+            if refusal:
+                return refusal
+            if is_oid(item.new) and not is_zero(item.new):
+                pending.setdefault(kind[2], []).append(item.new)
+    for item in items:
+        if isinstance(item, Malformed):
+            continue
+        kind = policy.classify(item.ref)
+        if kind and kind[0] == "local":
+            refusal = _local(state, item, kind[1], call, pending)
+        elif kind is None and item.ref.startswith("refs/heads/") and is_zero(item.new):
+            refusal = _rename_source(policy, item, call)
+        else:
+            refusal = None
+        if refusal:
+            return refusal
+    return None
+
+
+def _cmd(call):
+    return call.cmd if call is not None and call.cmd else "git"
+
+
+def _local(state, item, branch, call, pending):
+    b = safe(branch, 80)
+    if is_symref_value(item.new) or not is_oid(item.new):
+        return R.Refusal("protected-symref", "changing protected branch '%s' into %s" % (b, safe(item.new, 80)),
+                         "a protected branch must stay a plain branch", R.branch_work_steps(), [item])
+    if is_zero(item.new):
+        # A deletion is harmless only when the ref keeps resolving to the same commit: the
+        # prune step of `git pack-refs`/`git gc` removes a loose ref that is already packed
+        # (and, unlike a real deletion, does not hold packed-refs.lock).
+        packed = state.packed_refs().get(item.ref)
+        if not is_zero(item.old) and packed == item.old and not state.packed_refs_locked():
+            return None
+        return R.Refusal("protected-delete", "deleting protected branch '%s' (%s)" % (b, _cmd(call)),
+                         "protected branches are changed on the server, through pull requests",
+                         ["git branch %s %s   # to rename: copy it to a new name instead"
+                          % (R.NEW_BRANCH, b)], [item])
+    current = state.current(item.ref)
+    if item.new == current:
+        return None  # not a move: reset, stash, pull on an up-to-date branch
+    if state.on_counterpart(item.new, branch, pending.get(branch, ())):
+        return None
+    if current is None and not state.has_branches():
+        return None  # the first commit of an empty repository (see README: "Empty repositories")
+    if _fetch_of_same_branch(state, call, branch):
+        return None
+    cmd = _cmd(call)
+    why = "'%s' may only move to commits already on its remote counterpart (origin/%s)" % (b, b)
+    if cmd == "commit":
+        steps = R.keep_commit_steps(item.new)
+    elif cmd in R.ABORT_STEP:
+        steps = [R.ABORT_STEP[cmd]] + R.branch_work_steps()
+    else:
+        steps = ["git branch %s %s   # keep that commit on a new branch instead" % (R.NEW_BRANCH, safe(item.new, 80)),
+                 "git push -u origin %s   # then open a pull request" % R.NEW_BRANCH]
+    return R.Refusal("protected-move", "moving protected branch '%s' to new local work (git %s)"
+                     % (b, safe(cmd, 40)), why, steps, [item])
+
+
+def _remote_tracking(state, item, kind, call):
+    _, remote, branch = kind
+    if is_zero(item.new) or item.new == state.current(item.ref):
+        return None  # dropping or re-stating a remote-tracking ref unlocks nothing
+    if call is not None and call.cmd in REMOTE_WRITERS and _source_is_remote(state, call, remote, branch):
+        return None
+    return R.Refusal("remote-tracking-forge",
+                     "writing remote-tracking ref '%s' by hand (git %s)" % (safe(item.ref, 120), safe(_cmd(call), 40)),
+                     "it decides where '%s' may move, so only fetch and push update it" % safe(branch, 80),
+                     ["git fetch %s        # brings the remote's real %s" % (safe(remote, 60), safe(branch, 80))],
+                     [item])
+
+
+def _source_is_remote(state, call, remote, branch):
+    """True when a fetch/pull really reads ``branch`` of ``remote`` (no spoofed source)."""
+    if call.cmd in ("push", "clone", "remote"):
+        return True
+    if any(k.startswith(("remote.", "url.")) for k, _ in call.config):
+        return False
+    names = state.remotes()
+    words = call.positionals()
+    if call.has_option("--all"):
+        return not words or all(w in names for w in words)
+    if call.has_option("--multiple"):
+        return all(w in names for w in words)
+    if not words:
+        return True  # the default remote, with its configured refspecs
+    if words[0] != remote or remote not in names:
+        return False
+    return all(_spec_keeps_name(spec, branch, "refs/remotes/%s/" % remote) for spec in words[1:])
+
+
+def _fetch_of_same_branch(state, call, branch):
+    """`git fetch <remote> main:main`: the remote's own branch into the local one of that name."""
+    if call is None or call.cmd != "fetch" or any(k.startswith(("remote.", "url.")) for k, _ in call.config):
+        return False
+    words = call.positionals()
+    if len(words) < 2 or words[0] not in state.remotes():
+        return False
+    for spec in words[1:]:
+        _, src, dst = _split_spec(spec)
+        if dst is not None and _short(dst, "refs/heads/") == branch:
+            return _short(src, "refs/heads/") == branch
+    return False
+
+
+def _split_spec(spec):
+    force = spec.startswith("+")
+    spec = spec[1:] if force else spec
+    src, sep, dst = spec.partition(":")
+    return force, src, (dst if sep else None)
+
+
+def _short(name, prefix):
+    if name.startswith(prefix):
+        return name[len(prefix):]
+    if name.startswith("heads/") and prefix == "refs/heads/":
+        return name[len("heads/"):]
+    return name
+
+
+def _spec_keeps_name(spec, branch, dst_prefix):
+    """A fetch refspec either does not write ``<dst_prefix><branch>`` or writes it from ``branch``."""
+    _, src, dst = _split_spec(spec)
+    if dst is None:
+        return True
+    if "*" in dst:
+        return src.replace("refs/heads/", "", 1) == dst.replace(dst_prefix, "", 1) or \
+            not dst.startswith(dst_prefix)
+    if dst != dst_prefix + branch:
+        return True
+    return _short(src, "refs/heads/") == branch
+
+
+def _rename_source(policy, item, call):
+    """`git branch -M feat main` deletes `feat` before main is touched: refuse at that step."""
+    if call is None or call.cmd != "branch" or not call.has_option(*_BRANCH_RENAME):
+        return None
+    words = call.positionals()
+    if not words:
+        return None
+    target = words[-1]
+    if not policy.is_protected(target):
+        return None
+    return R.Refusal("rename-onto-protected",
+                     "renaming or copying a branch onto protected branch '%s'" % safe(target, 80),
+                     "the branch being renamed is kept; protected branches change through pull requests",
+                     ["git push -u origin %s   # push it as it is and open a pull request"
+                      % safe(item.ref[len("refs/heads/"):], 80)], [item])

@@ -1,0 +1,1 @@
+"""The ``agentguard`` command line: install, uninstall (and the commands later issues add)."""

@@ -1,0 +1,95 @@
+"""The ``agentguard`` command (typer). Exit status: 0 done, 1 refused or failed, 2 usage error."""
+import sys
+from typing import List, Optional
+
+import typer
+
+from ..hooks.textsafe import safe
+from ..hooks.version import VERSION
+from .errors import AgentguardError
+
+app = typer.Typer(
+    name="agentguard",
+    help="Make git itself refuse commits, moves and pushes onto protected branches.",
+    no_args_is_help=True,
+    add_completion=True,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool):
+    if value:
+        typer.echo("agentguard %s" % VERSION)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version and exit."),
+):
+    """agentguard: a git backstop so that protected branches only change through pull requests."""
+
+
+def _fail(exc):
+    typer.echo("agentguard: %s" % safe(str(exc), 400), err=True)
+    raise typer.Exit(1)
+
+
+@app.command()
+def install(
+    path: Optional[str] = typer.Argument(None, help="A directory inside the repository (default: here)."),
+    protect: Optional[List[str]] = typer.Option(None, "--protect", metavar="PATTERN",
+                                                help="Protect these branch patterns instead of the "
+                                                     "configured ones (repeatable)."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Print every file it would write; write none."),
+):
+    """Install the git backstop (hooks, runtime, policy snapshot) into a repository."""
+    from .install import apply_install, describe, plan_install
+    try:
+        plan = plan_install(path, protect)
+        for warning in plan.warnings:
+            typer.echo("agentguard: warning: %s" % warning, err=True)
+        where = safe(plan.info.top, 300)
+        branches = ", ".join(safe(b, 80) for b in plan.policy.branches)
+        if not plan.actions:
+            typer.echo("agentguard: already installed in %s; nothing changed" % where)
+            typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
+            return
+        if dry_run:
+            typer.echo("agentguard: dry run in %s; would:" % where)
+            for line in describe(plan):
+                typer.echo("  " + line)
+            typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
+            return
+        apply_install(plan)
+        typer.echo("agentguard: installed in %s" % where)
+        for line in describe(plan):
+            typer.echo("  " + line.replace("write ", "wrote ", 1).replace("keep ", "kept ", 1))
+        typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
+    except (AgentguardError, OSError) as exc:
+        _fail(exc)
+
+
+@app.command()
+def uninstall(
+    path: Optional[str] = typer.Argument(None, help="A directory inside the repository (default: here)."),
+):
+    """Remove what install wrote and put back every hook that was there before, byte for byte."""
+    from .install import uninstall as do_uninstall
+    try:
+        info, done, warnings = do_uninstall(path)
+    except (AgentguardError, OSError) as exc:
+        _fail(exc)
+    for warning in warnings:
+        typer.echo("agentguard: warning: %s" % warning, err=True)
+    typer.echo("agentguard: uninstalled from %s" % safe(info.top, 300))
+    for line in done:
+        typer.echo("  " + line)
+
+
+def main():
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

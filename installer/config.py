@@ -1,0 +1,88 @@
+"""The committed ``.agentguard.toml``: read once, validated, never trusted to be well-formed."""
+import os
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
+
+from ..hooks.policy import DEFAULT_BRANCHES, Policy, PolicyError, pattern_problem
+from ..hooks.textsafe import safe
+from .errors import AgentguardError
+
+CONFIG_NAME = ".agentguard.toml"
+MAX_SIZE = 64 * 1024
+KNOWN = {"protect": {"branches"}}
+
+
+def read_config(top):
+    """(branches or None, warnings). Raises AgentguardError on a file that cannot be used."""
+    path = os.path.join(top, CONFIG_NAME)
+    if not os.path.lexists(path):
+        return None, []
+    if os.path.islink(path) or not os.path.isfile(path):
+        raise AgentguardError("%s must be a regular file" % CONFIG_NAME)
+    with open(path, "rb") as fh:
+        raw = fh.read(MAX_SIZE + 1)
+    if len(raw) > MAX_SIZE:
+        raise AgentguardError("%s is larger than %d bytes" % (CONFIG_NAME, MAX_SIZE))
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise AgentguardError("%s is not UTF-8 text" % CONFIG_NAME)
+    except tomllib.TOMLDecodeError as exc:
+        raise AgentguardError("%s is not valid TOML: %s" % (CONFIG_NAME, safe(str(exc), 200)))
+    warnings = []
+    for key, value in data.items():
+        if key not in KNOWN:
+            warnings.append("%s: unknown section or key %r ignored" % (CONFIG_NAME, safe(key, 60)))
+        elif not isinstance(value, dict):
+            raise AgentguardError("%s: [%s] must be a table" % (CONFIG_NAME, key))
+        else:
+            for sub in value:
+                if sub not in KNOWN[key]:
+                    warnings.append("%s: unknown key %s.%s ignored" % (CONFIG_NAME, key, safe(sub, 60)))
+    branches = data.get("protect", {}).get("branches")
+    if branches is None:
+        return None, warnings
+    if not isinstance(branches, list):
+        raise AgentguardError("%s: protect.branches must be a list of branch patterns" % CONFIG_NAME)
+    try:
+        Policy(branches)
+    except PolicyError as exc:
+        raise AgentguardError("%s: %s" % (CONFIG_NAME, safe(str(exc), 200)))
+    return branches, warnings
+
+
+def effective_policy(info, protect_option, remote_heads):
+    """--protect beats the committed config, which beats the default (main, master, remote HEADs)."""
+    warnings = []
+    if protect_option:
+        branches, source = list(protect_option), "--protect"
+        _, warnings = _config_or_none(info.top)
+    else:
+        branches, warnings = read_config(info.top)
+        source = CONFIG_NAME
+        if branches is None:
+            branches, source = list(DEFAULT_BRANCHES), "default"
+            for name in remote_heads:
+                if pattern_problem(name):
+                    warnings.append("the remote's default branch %r cannot be used as a pattern; protect it "
+                                    "with --protect" % safe(name, 80))
+                elif name not in branches:
+                    branches.append(name)
+    try:
+        policy = Policy(branches, source)
+    except PolicyError as exc:
+        raise AgentguardError("%s: %s" % (source, safe(str(exc), 200)))
+    unprotected = [h for h in remote_heads if not policy.is_protected(h)]
+    for name in unprotected:
+        warnings.append("the remote's default branch %r is not protected by %s" % (safe(name, 80), source))
+    return policy, warnings
+
+
+def _config_or_none(top):
+    try:
+        return read_config(top)
+    except AgentguardError as exc:
+        return None, ["%s (ignored: --protect given)" % exc]

@@ -1,0 +1,97 @@
+"""Every file the installer writes or removes goes through here: atomic, inside its root."""
+import hashlib
+import os
+import stat
+import tempfile
+
+from ..hooks.textsafe import safe
+from .errors import AgentguardError
+
+
+def sha256_bytes(data):
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_regular(path, limit=16 * 1024 * 1024):
+    """Bytes of a regular file (not following a final symlink), or None when absent."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise AgentguardError("%s is not a regular file" % safe(path, 300))
+    with open(path, "rb") as fh:
+        return fh.read(limit)
+
+
+def file_mode(path):
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def atomic_write(path, data, mode=0o644):
+    """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never half."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".agentguard-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    fsync_dir(directory)
+
+
+def fsync_dir(directory):
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def copy_exact(src, dst):
+    """Copy bytes and mode of ``src`` to ``dst`` atomically (used to keep a chained hook)."""
+    data = read_regular(src)
+    atomic_write(dst, data, file_mode(src))
+
+
+class InstallLock:
+    """``<ag_home>/lock``: one install or uninstall at a time per repository."""
+
+    def __init__(self, ag_home, wait=5.0):
+        self.path = os.path.join(ag_home, "lock")
+        self.wait = wait
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+        import time
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.wait
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    os.close(self.fd)
+                    raise AgentguardError("another agentguard install or uninstall is running in this "
+                                          "repository; try again when it has finished")
+                time.sleep(0.05)
+
+    def __exit__(self, *exc):
+        os.close(self.fd)

@@ -1,0 +1,35 @@
+"""Run git for the installer in a clean environment.
+
+The environment is untrusted input: ``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_CONFIG_*`` and friends
+could point the installer at another repository or another hooks directory, so every ``GIT_*``
+variable is dropped and the repository is named explicitly.
+"""
+import os
+import subprocess
+
+from .errors import AgentguardError
+
+TIMEOUT = 30
+
+
+def clean_env():
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+def git(args, cwd, check=True, timeout=TIMEOUT):
+    """stdout of ``git ARGS`` run in ``cwd`` (text, trailing newline removed)."""
+    try:
+        proc = subprocess.Popen(["git"] + list(args), cwd=cwd, env=clean_env(), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as exc:
+        raise AgentguardError("cannot run git: %s" % exc.strerror)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        from ..hooks.gitio import kill_group
+        kill_group(proc)
+        raise AgentguardError("git %s did not answer within %ds" % (args[0], timeout))
+    if check and proc.returncode != 0:
+        from ..hooks.textsafe import safe
+        raise AgentguardError("git %s failed: %s" % (args[0], safe(err.decode("utf-8", "replace").strip(), 200)))
+    return out.decode("utf-8", "surrogateescape").rstrip("\n")

@@ -1,0 +1,80 @@
+"""Render the git hook scripts from ``templates/git-hooks`` for one repository's policy."""
+from importlib import resources
+
+from ..hooks.policy import literal_prefix
+from ..hooks.version import VERSION
+
+# Hooks agentguard installs: the backstop (reference-transaction), the push guard, and the
+# early, kinder refusals that stop work before objects or in-progress states are made.
+HOOK_NAMES = ("pre-commit", "pre-merge-commit", "pre-rebase", "pre-push", "reference-transaction")
+CHAINED_SUFFIX = ".agentguard-chained"
+MARKER = "# agentguard "  # second line of every script we write
+_TEMPLATE_FOR = {"pre-merge-commit": "pre-commit"}
+_ZERO40 = "0" * 40
+
+
+def template(name):
+    return resources.files("agentguard.templates").joinpath("git-hooks", name).read_text("utf-8")
+
+
+def is_ours(data):
+    """True for a hook script agentguard wrote (any version)."""
+    lines = data.split(b"\n", 2)
+    return len(lines) > 1 and lines[1].startswith(MARKER.encode()) and b"agentguard install" in data[:400]
+
+
+def sh_quote(value):
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _dq(text):
+    """``text`` for use inside double quotes in a case pattern (taken literally)."""
+    return "".join("\\" + c if c in '"$`\\' else c for c in text)
+
+
+def reftx_prefilter(policy):
+    """case patterns that catch every line the runtime must see (a superset is fine, never less)."""
+    alts = []
+    for pattern in policy.branches:
+        prefix = _dq(literal_prefix(pattern))
+        if literal_prefix(pattern) == pattern:
+            alts.append('*" refs/heads/%s$ag_nl"*' % prefix)
+            alts.append('*" refs/remotes/"*"/%s$ag_nl"*' % prefix)
+        else:
+            alts.append('*" refs/heads/%s"*' % prefix)
+            alts.append('*" refs/remotes/"*"/%s"*' % prefix)
+    # any branch deletion: `git branch -M feat main` deletes feat before main is touched
+    alts.append('*"%s refs/heads/"*' % _ZERO40)
+    return " | ".join(alts)
+
+
+def head_prefilter(policy):
+    alts = []
+    for pattern in policy.branches:
+        prefix = _dq(literal_prefix(pattern))
+        alts.append('"ref: refs/heads/%s"%s' % (prefix, "" if literal_prefix(pattern) == pattern else "*"))
+    return " | ".join(alts)
+
+
+def render(hook, policy, python, chained_name, chained_is_sh):
+    """The script for ``hook``. ``chained_name`` is the file name of the hook we chain, or None."""
+    lib = template("lib.sh").rstrip("\n")
+    chained = '"${0%%/*}/%s"' % chained_name if chained_name else "''"
+    lib = (lib.replace("@AG_PY@", sh_quote(python))
+              .replace("@AG_CHAINED@", chained)
+              .replace("@AG_CHAINED_SH@", "1" if chained_name and chained_is_sh else "''"))
+    text = template(_TEMPLATE_FOR.get(hook, hook))
+    text = (text.replace("@LIB@", lib)
+                .replace("@VERSION@", VERSION)
+                .replace("@HOOK@", hook)
+                .replace("@PREFILTER@", reftx_prefilter(policy))
+                .replace("@HEAD_PREFILTER@", head_prefilter(policy)))
+    return text.encode("utf-8")
+
+
+_SH_SHEBANGS = (b"#!/bin/sh", b"#!/usr/bin/env sh", b"#!/bin/dash", b"#! /bin/sh")
+
+
+def is_posix_sh(data):
+    first = data.split(b"\n", 1)[0].rstrip()
+    return first in _SH_SHEBANGS

@@ -1,0 +1,182 @@
+"""``agentguard install`` and ``agentguard uninstall``: plan, then apply under a lock."""
+import os
+import shutil
+import stat
+import sys
+from dataclasses import dataclass, field
+
+from ..hooks.policy import SNAPSHOT_NAME
+from ..hooks.textsafe import safe
+from ..hooks.version import VERSION
+from . import manifest
+from .config import effective_policy
+from .errors import AgentguardError
+from .fsops import InstallLock, atomic_write, copy_exact, file_mode, read_regular, sha256_bytes
+from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
+from .repo import discover, remote_head_branches
+from .runtime_files import RUNTIME_DIR, runtime_files
+
+HOOK_MODE = 0o755
+
+
+@dataclass
+class Action:
+    kind: str  # "write" or "chain"
+    path: str
+    data: bytes = b""
+    mode: int = 0o644
+    note: str = ""
+
+
+@dataclass
+class Plan:
+    info: object
+    policy: object
+    actions: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    record: dict = field(default_factory=dict)
+
+
+def interpreter():
+    """The Python the hooks run: this one, resolved (a pyenv shim costs ~150 ms a call)."""
+    return os.path.realpath(sys.executable)
+
+
+def plan_install(path, protect=None):
+    info = discover(path)
+    policy, warnings = effective_policy(info, protect, remote_head_branches(info))
+    plan = Plan(info, policy, warnings=list(warnings))
+    python = interpreter()
+    home = info.ag_home
+
+    def want(target, data, mode=0o644, note=""):
+        current = read_regular(target)
+        if current != data or file_mode(target) != mode:
+            plan.actions.append(Action("write", target, data, mode, note))
+
+    for rel, data in runtime_files().items():
+        want(os.path.join(home, RUNTIME_DIR, rel), data)
+    want(os.path.join(home, SNAPSHOT_NAME), policy.dumps().encode())
+
+    hooks_record = {}
+    for hook in HOOK_NAMES:
+        script, chained = _plan_hook(plan, hook, python)
+        target = os.path.join(info.hooks_dir, hook)
+        note = "chains the hook that was here (now %s)" % info.display(target + CHAINED_SUFFIX) if chained else ""
+        want(target, script, HOOK_MODE, note)
+        hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
+    plan.record = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
+                   "policy": policy.to_json()}
+    if plan.actions or manifest.load(home) != dict(plan.record, format=manifest.FORMAT):
+        plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
+    return plan
+
+
+def _plan_hook(plan, hook, python):
+    info = plan.info
+    target = os.path.join(info.hooks_dir, hook)
+    chained_path = target + CHAINED_SUFFIX
+    existing = read_regular(target)
+    chained_data = read_regular(chained_path)
+    if existing is None:
+        if chained_data is not None:
+            plan.warnings.append("%s is left from an earlier install and is not run; remove it or move it "
+                                 "back to %s" % (info.display(chained_path), info.display(target)))
+        chained = False
+    elif is_ours(existing):
+        chained = chained_data is not None
+    else:
+        if chained_data is not None and chained_data != existing:
+            raise AgentguardError("%s already exists; move it away so that your current %s hook can be kept "
+                                  "there" % (info.display(chained_path), hook))
+        if chained_data is None:
+            plan.actions.append(Action("chain", chained_path, note=target))
+        chained_data = existing
+        chained = True
+    runs = False
+    is_sh = False
+    if chained:
+        source = target if existing is not None and not is_ours(existing) else chained_path
+        runs = bool(file_mode(source) & stat.S_IXUSR)
+        is_sh = is_posix_sh(chained_data)
+        if not runs:
+            plan.warnings.append("the existing %s hook is not executable, so git did not run it; it is kept "
+                                 "(and restored on uninstall) but not run" % hook)
+    name = hook + CHAINED_SUFFIX if chained and runs else None
+    return render(hook, plan.policy, python, name, is_sh), chained
+
+
+def apply_install(plan):
+    with InstallLock(plan.info.ag_home):
+        for action in plan.actions:
+            if action.kind == "chain":
+                copy_exact(action.note, action.path)
+        for action in plan.actions:
+            if action.kind == "write" and action.note != "manifest":
+                atomic_write(action.path, action.data, action.mode)
+        manifest.save(plan.info.ag_home, plan.record)
+
+
+def uninstall(path):
+    """Remove what install wrote and put back what was there. Returns (done, warnings)."""
+    info = discover(path)
+    home = info.ag_home
+    done, warnings = [], []
+    with InstallLock(home):
+        record = manifest.load(home) or {}
+        for hook in HOOK_NAMES:
+            recorded = (record.get("hooks") or {}).get(hook, {}).get("sha256")
+            _uninstall_hook(info, hook, recorded, done, warnings)
+        shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
+        for name in (SNAPSHOT_NAME, manifest.NAME):
+            try:
+                os.unlink(os.path.join(home, name))
+            except FileNotFoundError:
+                pass
+    return info, done, warnings
+
+
+def _uninstall_hook(info, hook, recorded, done, warnings):
+    target = os.path.join(info.hooks_dir, hook)
+    chained = target + CHAINED_SUFFIX
+    legacy = target + ".legacy"  # where `pre-commit install` moves a hook it finds
+    for place in (target, legacy):
+        try:
+            data = read_regular(place)
+        except AgentguardError as exc:
+            warnings.append(str(exc))
+            continue
+        if data is None or not is_ours(data):
+            continue
+        if recorded and sha256_bytes(data) != recorded:
+            warnings.append("%s changed since install; left in place (remove it yourself if it is no longer "
+                            "wanted)" % info.display(place))
+            return
+        if os.path.lexists(chained):
+            os.replace(chained, place)
+            done.append("restored %s" % info.display(place))
+        else:
+            os.unlink(place)
+            done.append("removed %s" % info.display(place))
+        return
+    if os.path.lexists(chained):
+        warnings.append("%s is not agentguard's; your earlier %s hook stays in %s"
+                        % (info.display(target), hook, info.display(chained)))
+
+
+def describe(plan):
+    """Human lines for a plan (used by install and --dry-run)."""
+    info = plan.info
+    lines = []
+    for action in plan.actions:
+        if action.kind == "chain":
+            lines.append("keep %s as %s (chained: it still runs)" % (info.display(action.note),
+                                                                   info.display(action.path)))
+        else:
+            extra = " (%s)" % action.note if action.note and action.note != "manifest" else ""
+            lines.append("write %s%s" % (info.display(action.path), extra))
+    return lines
+
+
+def safe_list(items):
+    return ", ".join(safe(i, 80) for i in items)

@@ -1,0 +1,1 @@
+"""Files agentguard writes into target repositories (read with importlib.resources)."""

@@ -1,0 +1,44 @@
+# --- agentguard: shared part (generated; do not edit, `agentguard install` rewrites it) ---
+ag_py=@AG_PY@
+ag_chained=@AG_CHAINED@
+ag_chained_sh=@AG_CHAINED_SH@
+ag_nl='
+'
+ag_in=
+
+# Ask the runtime (only when the fast path cannot decide). Exit status: 0 allow, 1 refuse.
+ag_decide() {
+	ag_hook=$1
+	shift
+	ag_home=$(git rev-parse --git-common-dir 2>/dev/null)/agentguard
+	if [ ! -f "$ag_home/runtime/run.py" ] || [ ! -x "$ag_py" ]; then
+		printf '%s\n' "agentguard: refused this update [rule: guard-broken]" \
+			"  the agentguard runtime or its Python is missing, so a protected ref cannot be checked" \
+			"  To carry on:" "    agentguard doctor --fix" >&2
+		return 1
+	fi
+	printf '%s' "$ag_in" | "$ag_py" -I -S "$ag_home/runtime/run.py" "$ag_hook" "$PPID" "$@"
+}
+
+# Run the hook that was here before agentguard, with the same arguments and stdin.
+ag_chain() {
+	[ -n "$ag_chained" ] || return 0
+	if [ -n "$ag_chained_sh" ]; then
+		# A POSIX sh hook runs sourced in a subshell so that $0 stays this path
+		# (husky v9 stubs find their runner from $0).
+		( . "$ag_chained" )
+	else
+		"$ag_chained" "$@"
+	fi
+}
+
+# HEAD of the repository git is working on, without starting a process when possible.
+ag_read_head() {
+	ag_head=
+	if [ -z "${GIT_DIR-}" ] && [ -f .git/HEAD ]; then
+		IFS= read -r ag_head < .git/HEAD || :
+	else
+		ag_head=$(git symbolic-ref -q HEAD) && ag_head="ref: $ag_head"
+	fi
+}
+# --- end of shared part ---
