@@ -10,7 +10,11 @@ Every message has the same shape::
 
 Anything taken from the repository or a command line is passed through ``textsafe.safe``.
 """
+import re
+
 from .textsafe import safe
+
+_COMMENT = re.compile(r"\s{2,}# ")
 
 NEW_BRANCH = "<new-branch>"
 
@@ -44,7 +48,10 @@ class Refusal:
         lines = ["agentguard: refused %s [rule: %s]" % (self.what, self.rule), "  " + self.why]
         if self.steps:
             lines.append("  To carry on:")
-            lines.extend("    " + step for step in self.steps)
+            split = [_COMMENT.split(step, 1) for step in self.steps]
+            width = max(len(parts[0]) for parts in split)
+            for parts in split:
+                lines.append("    " + (parts[0].ljust(width) + "  # " + parts[1] if len(parts) == 2 else parts[0]))
         return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,48 @@
+"""Fixtures: real git repositories in tmp_path, a real bare remote, the real CLI."""
+import subprocess
+
+import pytest
+
+from helpers import Git, _base_env
+
+
+@pytest.fixture
+def env(tmp_path):
+    home = tmp_path / "home"
+    home.mkdir()
+    return _base_env(home)
+
+
+@pytest.fixture
+def make_repo(tmp_path, env):
+    """make_repo(name, remote=True, install=True) -> (Git work repo, Git bare remote or None)."""
+    def make(name="work", remote=True, install=True, branch="main"):
+        work = tmp_path / name
+        subprocess.run(["git", "init", "-q", "-b", branch, str(work)], env=env, check=True)
+        repo = Git(str(work), env)
+        repo.commit("initial")
+        bare = None
+        if remote:
+            bare_path = tmp_path / (name + "-remote.git")
+            subprocess.run(["git", "init", "-q", "--bare", "-b", branch, str(bare_path)], env=env, check=True)
+            bare = Git(str(bare_path), env)
+            repo.run("remote", "add", "origin", str(bare_path))
+            repo.run("push", "-q", "-u", "origin", branch)
+            repo.run("remote", "set-head", "origin", branch)
+        if install:
+            repo.agentguard("install")
+        return repo, bare
+    return make
+
+
+@pytest.fixture
+def guarded(make_repo):
+    """A repository with agentguard installed, main pushed to a bare remote, and a feature branch
+    `feat` with one local commit that the remote does not have. HEAD is on main."""
+    repo, bare = make_repo()
+    repo.run("checkout", "-q", "-b", "feat")
+    repo.commit("feature work")
+    repo.run("checkout", "-q", "main")
+    return repo, bare
+
+
