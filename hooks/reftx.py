@@ -78,7 +78,7 @@ def _local(state, item, branch, call, pending):
     if _fetch_of_same_branch(state, call, branch):
         return None
     cmd = _cmd(call)
-    why = "'%s' may only move to commits already on its remote counterpart (origin/%s)" % (b, b)
+    why = "'%s' may only move to commits already on its remote counterpart (<remote>/%s)" % (b, b)
     if cmd == "commit":
         steps = R.keep_commit_steps(item.new)
     elif cmd in R.ABORT_STEP:
