@@ -88,6 +88,30 @@ def uninstall(
         typer.echo("  " + line)
 
 
+@app.command()
+def doctor(
+    path: Optional[str] = typer.Argument(None, help="A directory inside the repository (default: here)."),
+    as_json: bool = typer.Option(False, "--json", help="Print {ok, checks: [{id, status, summary, fix}]}."),
+    fix: bool = typer.Option(False, "--fix", help="Repair what install owns, then check again."),
+):
+    """Prove, by exercising the real hooks, that the protection works; name every gap."""
+    from . import doctor as doc
+    from .report import emit
+    try:
+        d = doc.Doctor(path)
+        d.run()
+        fixed = None
+        if fix:
+            fixed = doc.fix(d)
+            if fixed:
+                d.run()
+    except (AgentguardError, OSError) as exc:
+        typer.echo("agentguard: %s" % safe(str(exc), 400), err=True)
+        raise typer.Exit(2)
+    emit(d, as_json, fixed.actions if fixed else None)
+    raise typer.Exit(0 if d.ok() else 1)
+
+
 def main():
     try:
         app()

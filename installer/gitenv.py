@@ -7,6 +7,8 @@ variable is dropped and the repository is named explicitly.
 import os
 import subprocess
 
+from ..hooks.gitio import kill_group
+from ..hooks.textsafe import safe
 from .errors import AgentguardError
 
 TIMEOUT = 30
@@ -16,8 +18,20 @@ def clean_env():
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
 
 
+def git_ok(args, cwd, timeout=TIMEOUT):
+    """True when ``git ARGS`` exits 0."""
+    return _run(args, cwd, timeout)[0] == 0
+
+
 def git(args, cwd, check=True, timeout=TIMEOUT):
     """stdout of ``git ARGS`` run in ``cwd`` (text, trailing newline removed)."""
+    rc, out, err = _run(args, cwd, timeout)
+    if check and rc != 0:
+        raise AgentguardError("git %s failed: %s" % (args[0], safe(err.decode("utf-8", "replace").strip(), 200)))
+    return out.decode("utf-8", "surrogateescape").rstrip("\n")
+
+
+def _run(args, cwd, timeout):
     try:
         proc = subprocess.Popen(["git"] + list(args), cwd=cwd, env=clean_env(), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
@@ -26,10 +40,6 @@ def git(args, cwd, check=True, timeout=TIMEOUT):
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        from ..hooks.gitio import kill_group
         kill_group(proc)
         raise AgentguardError("git %s did not answer within %ds" % (args[0], timeout))
-    if check and proc.returncode != 0:
-        from ..hooks.textsafe import safe
-        raise AgentguardError("git %s failed: %s" % (args[0], safe(err.decode("utf-8", "replace").strip(), 200)))
-    return out.decode("utf-8", "surrogateescape").rstrip("\n")
+    return proc.returncode, out, err

@@ -14,7 +14,7 @@ from .errors import AgentguardError
 from .fsops import InstallLock, atomic_write, copy_exact, file_mode, read_regular, sha256_bytes
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
 from .repo import discover, remote_head_branches
-from .runtime_files import RUNTIME_DIR, runtime_files
+from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 HOOK_MODE = 0o755
 
@@ -42,9 +42,13 @@ def interpreter():
     return os.path.realpath(sys.executable)
 
 
-def plan_install(path, protect=None):
+def plan_install(path, protect=None, policy=None):
+    """What install would write. ``policy`` (a Policy) skips reading the config: the doctor's
+    --fix restores the policy install recorded rather than whatever the work tree says now."""
     info = discover(path)
-    policy, warnings = effective_policy(info, protect, remote_head_branches(info))
+    warnings = []
+    if policy is None:
+        policy, warnings = effective_policy(info, protect, remote_head_branches(info))
     plan = Plan(info, policy, warnings=list(warnings))
     python = interpreter()
     home = info.ag_home
@@ -54,8 +58,10 @@ def plan_install(path, protect=None):
         if current != data or file_mode(target) != mode:
             plan.actions.append(Action("write", target, data, mode, note))
 
+    runtime_record = {}
     for rel, data in runtime_files().items():
         want(os.path.join(home, RUNTIME_DIR, rel), data)
+        runtime_record[rel] = sha256_bytes(data)
     want(os.path.join(home, SNAPSHOT_NAME), policy.dumps().encode())
 
     hooks_record = {}
@@ -66,7 +72,7 @@ def plan_install(path, protect=None):
         want(target, script, HOOK_MODE, note)
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
     plan.record = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
-                   "policy": policy.to_json()}
+                   "policy": policy.to_json(), "runtime": runtime_record}
     if plan.actions or manifest.load(home) != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
@@ -114,6 +120,7 @@ def apply_install(plan):
         for action in plan.actions:
             if action.kind == "write" and action.note != "manifest":
                 atomic_write(action.path, action.data, action.mode)
+        compile_runtime(os.path.join(plan.info.ag_home, RUNTIME_DIR))
         manifest.save(plan.info.ag_home, plan.record)
 
 

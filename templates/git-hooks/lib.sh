@@ -17,7 +17,7 @@ ag_decide() {
 			"  To carry on:" "    agentguard doctor --fix" >&2
 		return 1
 	fi
-	printf '%s' "$ag_in" | "$ag_py" -I -S "$ag_home/runtime/run.py" "$ag_hook" "$PPID" "$@"
+	printf '%s' "$ag_in" | "$ag_py" -I -S -B "$ag_home/runtime/run.py" "$ag_hook" "$PPID" "$@"
 }
 
 # Run the hook that was here before agentguard, with the same arguments and stdin.
