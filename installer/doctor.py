@@ -181,7 +181,7 @@ class Doctor:
             self.add("runtime.files", "fail", "runtime in %s: %s" % (self.info.display(home), "; ".join(problems[:3])),
                      FIX_ALL)
         else:
-            self.add("runtime.files", "pass", "runtime copy intact; hooks run %s -I -S" % safe(python, 200))
+            self.add("runtime.files", "pass", "runtime copy intact; hooks run %s -I -S -B" % safe(python, 200))
 
     # -- policy -----------------------------------------------------------------------------
     def check_policy(self):
