@@ -45,7 +45,11 @@ def decide(hook, args, state, policy, call, data):
 
 
 def run_hook(argv, ag_home=None, stderr=None):
-    """Run one hook. ``argv`` = [hook, git-pid, *hook-args]. Returns the exit status."""
+    """Run one hook. ``argv`` = [hook, git-pid, *hook-args]. Returns the exit status.
+    ``argv`` = ["check", ...] runs the decision command instead (the adapters call it here)."""
+    if argv and argv[0] == "check":
+        from .check import main as check_main
+        return check_main(argv[1:])
     stderr = stderr or sys.stderr
     hook = argv[0] if argv else ""
     state = RepoState(ag_home)

@@ -112,6 +112,19 @@ def doctor(
     raise typer.Exit(0 if d.ok() else 1)
 
 
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def check(
+    ctx: typer.Context,
+    cwd: str = typer.Option(".", "--cwd", help="Decide as if run in DIR."),
+    as_json: bool = typer.Option(False, "--json", help='Print {"decision", "rule", "reason"}.'),
+    write: Optional[str] = typer.Option(None, "--write", metavar="PATH", help="Decide a file write instead."),
+):
+    """Decide a shell command (or a file write) an agent is about to run: exit 0 allow, 1 block."""
+    from ..hooks.check import main as check_main
+    argv = ["--cwd", cwd] + (["--json"] if as_json else []) + (["--write", write] if write is not None else [])
+    raise typer.Exit(check_main(argv + (["--"] + list(ctx.args) if ctx.args else [])))
+
+
 def main():
     try:
         app()

@@ -1,0 +1,556 @@
+"""The command analyser: would this shell command touch protected branches, skip or switch off
+git's hooks, or change the guard's own files? One analyser for every harness adapter.
+
+It walks the parsed command in execution order, keeping what earlier parts change (``cd``,
+branch switches, aliases defined with ``git config``), looks through wrappers (``env``,
+``timeout``, ``xargs``...), into strings that get executed (``sh -c``, ``eval``, ``| sh``,
+``python -c``...), and applies the git rules. What it cannot read and that involves git or the
+guard is blocked.
+"""
+import os
+import re
+
+from . import gitrules
+from .repoview import UNKNOWN, RepoView
+from .shellparse import DYN, ParseError, Pipeline, Seq, Simple, Subshell, Word, parse
+from .verdict import Block
+
+# Text that involves git or the guard: what cannot be analysed is blocked when it matches.
+INVOLVES = re.compile(r"\bgit\b|\bgit-|\.git\b|hookspath|agentguard|\.pi[/\\]|\.hermes|\.gptme|gptme\.toml|"
+                      r"packed-refs|refs/heads|husky|pre-commit|update-ref", re.I)
+RESERVED = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!", "time", "in"}
+SKIP_WHOLE = {"for", "select", "function", "case", "esac"}
+SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "yash"}
+INTERPRETERS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
+                "nodejs": ("-e", "--eval", "-p", "--print"), "php": ("-r",), "deno": ("eval",), "bun": ("-e", "--eval"),
+                "osascript": ("-e",), "lua": ("-e",), "tclsh": ()}
+WRAPPERS = {"command", "builtin", "exec", "nohup", "nice", "time", "timeout", "stdbuf", "setsid", "sudo", "doas",
+            "ionice", "chronic", "unbuffer", "env", "catchsegv", "strace", "ltrace", "caffeinate"}
+MUTATORS = {"rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "install", "rsync", "chmod", "chown", "chgrp",
+            "truncate", "tee", "dd", "sed", "perl", "touch", "find", "patch", "vim", "vi", "nano", "ed", "ex"}
+READ_ONLY_GIT = {"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "grep",
+                 "blame", "describe", "shortlog", "remote", "help", "version", "for-each-ref", "show-ref"}
+WRITE_REDIRS = (">", ">>", ">|", "&>", "&>>", "<>")
+MAX_TEXT_DEPTH = 12
+
+
+class State:
+    """What the command line has changed so far, in the order it runs."""
+
+    def __init__(self, cwd, analyser):
+        self.cwd = cwd  # None: unknown (cd to a variable)
+        self.branches = {}  # repo top -> branch name, None (detached) or UNKNOWN
+        self.aliases = {}
+        self.stdin_text = None
+        self.analyser = analyser
+        self.depth = 0
+
+    def copy(self):
+        other = State(self.cwd, self.analyser)
+        other.branches = dict(self.branches)
+        other.aliases = dict(self.aliases)
+        other.depth = self.depth
+        return other
+
+    def restore(self, other):
+        self.cwd, self.branches, self.aliases = other.cwd, dict(other.branches), dict(other.aliases)
+
+    def branch_of(self, repo):
+        if repo.top not in self.branches:
+            self.branches[repo.top] = repo.head_branch()
+        return self.branches[repo.top]
+
+    def set_branch(self, repo, name):
+        self.branches[repo.top] = name
+
+
+class Analyser:
+    def __init__(self):
+        self._views = {}
+
+    # -- entry points ------------------------------------------------------------------------
+    def check_command(self, command, cwd):
+        """Raise Block, or return None when the command may run."""
+        self.check_text(command, State(os.path.realpath(cwd), self), "command")
+
+    def check_write(self, path, cwd):
+        state = State(os.path.realpath(cwd), self)
+        w = Word()
+        w.text = path
+        self.check_path(w, state, "file write")
+
+    # -- repositories ------------------------------------------------------------------------
+    def repo_at(self, cwd):
+        if cwd is None:
+            return None
+        cwd = os.path.realpath(cwd)
+        if cwd not in self._views:
+            probe = cwd
+            while probe and not os.path.isdir(probe):
+                probe = os.path.dirname(probe)
+            self._views[cwd] = RepoView.at(probe) if probe else None
+        return self._views[cwd]
+
+    def context_at(self, state, cwd):
+        sub = state.copy()
+        sub.branches = state.branches  # branch switches made with -C still count
+        sub.aliases = state.aliases
+        sub.cwd = cwd
+        return gitrules.GitContext(self, sub, self.repo_at(cwd))
+
+    # -- text and trees ----------------------------------------------------------------------
+    def check_text(self, text, state, origin):
+        if state.depth > MAX_TEXT_DEPTH:
+            raise Block("unanalysable", "strings executed too many levels deep")
+        try:
+            tree = parse(text)
+        except ParseError as exc:
+            if INVOLVES.search(text):
+                raise Block("unanalysable", "%s: %s" % (origin, exc))
+            return
+        inner = state.copy()
+        inner.depth = state.depth + 1
+        inner.branches = state.branches
+        inner.aliases = state.aliases
+        self.walk(tree, inner)
+        state.cwd = inner.cwd
+
+    def walk(self, node, state, piped=None):
+        if isinstance(node, Seq):
+            previous = state.copy()
+            for op, item in node.items:
+                if op == "||":
+                    state.restore(previous)  # runs only if the left side failed
+                previous = state.copy()
+                self.walk(item, state)
+        elif isinstance(node, Pipeline):
+            producer = None
+            for cmd in node.cmds:
+                self.walk(cmd, state.copy(), piped=producer)
+                producer = cmd
+        elif isinstance(node, Subshell):
+            self.walk(node.body, state.copy())
+        elif isinstance(node, Simple):
+            self.simple(node, state, piped)
+
+    # -- one simple command -------------------------------------------------------------------
+    def simple(self, cmd, state, piped):
+        for w in cmd.words + [v for _, v in cmd.assigns] + [t for _, t in cmd.redirects]:
+            for sub in w.subs:
+                self.walk(sub, state.copy())
+        for name, value in cmd.assigns:
+            self.env_rule(name, value)
+        for op, target in cmd.redirects:
+            if op in WRITE_REDIRS and target.text not in ("-",) and not target.text.isdigit():
+                self.check_path(target, state, "redirection")
+        words = list(cmd.words)
+        if words and words[0].text in SKIP_WHOLE and not words[0].quoted:
+            return
+        while words and words[0].text in RESERVED and not words[0].quoted:
+            words.pop(0)
+        words = self.unwrap(words, state)
+        if not words:
+            return
+        head = words[0]
+        if DYN in head.text:
+            if INVOLVES.search(" ".join(w.text for w in words)):
+                raise Block("unanalysable", "a variable or $(...) in command position")
+            return
+        name = os.path.basename(head.text)
+        state.stdin_text = cmd.heredocs[-1] if cmd.heredocs else _literal_output(piped, state)
+        self.dispatch(name, head, words, state, piped)
+
+    def dispatch(self, name, head, words, state, piped):
+        base = re.sub(r"[0-9.]+$", "", name)
+        if name == "git" or (name.startswith("git-") and len(name) > 4):
+            rest = words[1:] if name == "git" else [_word(name[4:])] + words[1:]
+            self.git(rest, state)
+        elif name in ("cd", "pushd", "chdir"):
+            self.cd(words[1:], state)
+        elif name in SHELLS:
+            self.shell(words[1:], state, piped)
+        elif name == "eval":
+            text = " ".join(w.text for w in words[1:])
+            if DYN in text:
+                if INVOLVES.search(text):
+                    raise Block("unanalysable", "eval of a variable")
+                return
+            self.check_text(text, state, "eval")
+        elif name in ("source", "."):
+            self.run_file(words[1:2], state, "source")
+        elif base in INTERPRETERS:
+            self.interpreter(base, words[1:], state)
+        elif name in ("export", "declare", "typeset", "readonly", "local"):
+            for w in words[1:]:
+                if "=" in w.text and not w.text.startswith("-"):
+                    key, _, value = w.text.partition("=")
+                    self.env_rule(key, _word(value, DYN in value))
+        elif name == "agentguard":
+            self.agentguard([w.text for w in words[1:]])
+        elif name == "pre-commit" and len(words) > 1 and words[1].text == "install" and \
+                any(w.text in ("-f", "--overwrite") for w in words[2:]):
+            raise Block("guard-files", "pre-commit install --overwrite deletes the hook it moved aside")
+        elif name == "watch":
+            text = " ".join(w.text for w in words[1:] if not w.text.startswith("-"))
+            self.check_text(text, state, "watch")
+        elif name in MUTATORS:
+            self.mutator(name, words[1:], state)
+
+    # -- wrappers ------------------------------------------------------------------------------
+    def unwrap(self, words, state):
+        for _ in range(16):
+            if not words or DYN in words[0].text:
+                return words
+            name = os.path.basename(words[0].text)
+            if name not in WRAPPERS and name != "xargs":
+                return words
+            args = words[1:]
+            if name == "xargs":
+                rest = _skip_options(args, {"-I", "-i", "-n", "-L", "-P", "-d", "-E", "-s", "-a", "--arg-file",
+                                            "--delimiter", "--max-args", "--max-procs", "--replace"})
+                if rest and INVOLVES.search(" ".join(w.text for w in rest)):
+                    raise Block("unanalysable", "xargs feeds arguments we cannot see")
+                return []
+            if name == "env":
+                rest = []
+                i = 0
+                while i < len(args):
+                    t = args[i].text
+                    if t in ("-u", "--unset", "-C", "--chdir"):
+                        if t in ("-C", "--chdir") and i + 1 < len(args):
+                            state.cwd = os.path.join(state.cwd, args[i + 1].text) if state.cwd else None
+                        i += 2
+                        continue
+                    if t in ("-S", "--split-string") and i + 1 < len(args):
+                        self.check_text(" ".join(a.text for a in args[i + 1:]), state, "env -S")
+                        return []
+                    if t.startswith("-") and t != "-":
+                        i += 1
+                        continue
+                    if "=" in t and gitrules_is_assignment(t):
+                        key, _, value = t.partition("=")
+                        self.env_rule(key, _word(value, args[i].dynamic))
+                        i += 1
+                        continue
+                    rest = args[i:]
+                    break
+                words = rest
+                continue
+            if name in ("command", "builtin") and args and args[0].text in ("-v", "-V"):
+                return []
+            value_opts = {"exec": {"-a"}, "nice": {"-n", "--adjustment"}, "timeout": {"-s", "-k", "--signal", "--kill-after"},
+                          "stdbuf": {"-i", "-o", "-e"}, "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"},
+                          "doas": {"-u", "-C"}, "ionice": {"-c", "-n", "-p", "-P", "-u"}, "time": {"-f", "-o", "--format", "--output"},
+                          "strace": {"-o", "-e", "-p", "-s"}, "ltrace": {"-o", "-e", "-p", "-s"}}.get(name, set())
+            rest = _skip_options(args, value_opts)
+            if name == "timeout" and rest:
+                rest = rest[1:]  # the duration
+            words = rest
+        return words
+
+    # -- commands ------------------------------------------------------------------------------
+    def git(self, words, state):
+        if state.cwd is None:
+            call = [w.text for w in words]
+            from .gitargv import parse_after_git
+            if parse_after_git(call).cmd not in READ_ONLY_GIT:
+                raise Block("unanalysable", "git runs in a directory named by a variable")
+            return
+        _substitute_current_branch(words, state, self)
+        ctx = gitrules.GitContext(self, state, self.repo_at(state.cwd))
+        gitrules.check_git(words, ctx)
+
+    def cd(self, args, state):
+        args = [a for a in args if a.text not in ("-L", "-P", "-e", "--")]
+        if not args:
+            state.cwd = os.path.expanduser("~")
+            return
+        target = args[0]
+        if _is_toplevel_sub(target):
+            repo = self.repo_at(state.cwd)
+            state.cwd = repo.top if repo else None
+            return
+        if DYN in target.text or target.text == "-":
+            state.cwd = None
+            return
+        path = os.path.expanduser(target.text) if target.text.startswith("~") else target.text
+        state.cwd = os.path.normpath(os.path.join(state.cwd, path)) if state.cwd else None
+
+    def shell(self, args, state, piped):
+        i = 0
+        while i < len(args):
+            t = args[i].text
+            if t.startswith("-") and not t.startswith("--") and "c" in t[1:]:
+                if i + 1 >= len(args):
+                    return
+                script = args[i + 1]
+                if DYN in script.text:
+                    if INVOLVES.search(script.text):
+                        raise Block("unanalysable", "sh -c with a variable")
+                    return
+                self.check_text(script.text, state, "sh -c")
+                return
+            if t in ("-o", "+o", "--rcfile", "--init-file"):
+                i += 2
+                continue
+            if t.startswith(("-", "+")) and t not in ("-", "--"):
+                i += 1
+                continue
+            if t == "--":
+                i += 1
+                continue
+            self.run_file(args[i:i + 1], state, "script")
+            return
+        if state.stdin_text is not None:
+            self.check_text(state.stdin_text, state, "| sh")
+        elif piped is not None and INVOLVES.search(_text_of(piped)):
+            raise Block("unanalysable", "a shell reading commands from a pipe")
+
+    def run_file(self, args, state, origin):
+        if not args or state.cwd is None:
+            return
+        if DYN in args[0].text:
+            if INVOLVES.search(args[0].text):
+                raise Block("unanalysable", "%s named by a variable" % origin)
+            return
+        path = os.path.join(state.cwd, os.path.expanduser(args[0].text))
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(64 * 1024 + 1)
+        except OSError:
+            return
+        if len(data) > 64 * 1024:
+            if INVOLVES.search(data.decode("utf-8", "replace")):
+                raise Block("unanalysable", "%s too large to analyse" % origin)
+            return
+        self.check_text(data.decode("utf-8", "replace"), state, origin)
+
+    def interpreter(self, base, args, state):
+        flags = INTERPRETERS[base]
+        if base == "perl" and any(a.text.startswith("-") and "i" in a.text[1:] and not a.text.startswith("--")
+                                  for a in args):
+            self.mutator("perl", args, state)
+        code = None
+        for i, a in enumerate(args):
+            t = a.text
+            if t in flags and i + 1 < len(args):
+                code = args[i + 1]
+                break
+            if t.startswith("-") and not t.startswith("--") and any(f[1:] == t[-1] for f in flags if len(f) == 2) \
+                    and i + 1 < len(args) and t[1:].isalpha():
+                code = args[i + 1]  # clusters such as perl -ne, python -Sc
+                break
+        if base == "python" and any(a.text == "-m" for a in args):
+            idx = [a.text for a in args].index("-m")
+            if idx + 1 < len(args) and args[idx + 1].text.startswith("agentguard"):
+                self.agentguard([w.text for w in args[idx + 2:]])
+        if code is None:
+            return
+        self.inline_code(code.text, state)
+
+    def inline_code(self, code, state):
+        if DYN in code and INVOLVES.search(code):
+            raise Block("unanalysable", "inline code built from variables")
+        if GUARD_TEXT.search(code):
+            raise Block("guard-files", "inline code names the guard's files")
+        if not re.search(r"\bgit\b", code):
+            return
+        found = False
+        for literal in _string_literals(code):
+            if re.match(r"\s*git\s", literal):
+                found = True
+                self.check_text(literal, state, "inline code")
+        for seq in re.findall(r"[\[(]\s*(['\"]git['\"]\s*(?:,\s*['\"][^'\"]*['\"]\s*)*)[\])]", code):
+            found = True
+            parts = re.findall(r"['\"]([^'\"]*)['\"]", seq)
+            self.check_text(" ".join(_shell_quote(p) for p in parts), state, "inline code")
+        if not found and RUNS_PROCESS.search(code):
+            raise Block("unanalysable", "inline code that runs git")
+
+    def agentguard(self, args):
+        if args and args[0] == "uninstall":
+            raise Block("guard-removal", "agentguard uninstall")
+        if args and args[0] == "install" and any(a.startswith("--protect") for a in args) and \
+                "--dry-run" not in args:
+            raise Block("guard-removal", "agentguard install --protect (changes the protected branches)")
+
+    def mutator(self, name, args, state):
+        texts = [a.text for a in args]
+        if name == "find":
+            if not any(t in ("-delete", "-exec", "-execdir", "-ok") for t in texts):
+                return
+            targets = [a for a in args if not a.text.startswith(("-", "(", ")", "!"))][:1]
+        elif name == "dd":
+            targets = [_word(a.text[3:], a.dynamic) for a in args if a.text.startswith("of=")]
+        elif name == "sed":
+            if not any(t.startswith("-i") or t.startswith("--in-place") or (t.startswith("-") and not t.startswith("--")
+                                                                              and "i" in t[1:]) for t in texts):
+                return
+            pos = [a for a in args if not a.text.startswith("-")]
+            has_script_opt = any(t in ("-e", "-f", "--expression", "--file") for t in texts)
+            targets = pos if has_script_opt else pos[1:]
+        elif name == "cp" or name == "install" or name == "rsync":
+            pos = [a for a in args if not a.text.startswith("-")]
+            t_opt = [args[i + 1] for i, a in enumerate(args[:-1]) if a.text in ("-t", "--target-directory")]
+            targets = t_opt or pos[-1:]
+        elif name == "ln":
+            pos = [a for a in args if not a.text.startswith("-")]
+            targets = pos[-1:] if len(pos) > 1 else pos
+        elif name in ("chmod", "chown", "chgrp"):
+            pos = [a for a in args if not a.text.startswith("-") or re.match(r"-[rwxXst]+$", a.text)]
+            targets = pos[1:]
+        elif name == "touch":
+            return
+        elif name in ("vim", "vi", "nano", "ed", "ex", "patch"):
+            targets = [a for a in args if not a.text.startswith("-")]
+        else:
+            targets = [a for a in args if not a.text.startswith("-") or a.text == "-"]
+            if name == "perl":
+                targets = [a for a in targets[1:]]
+        for target in targets:
+            self.check_path(target, state, name)
+
+    def check_path(self, word, state, what):
+        text = word.text if isinstance(word, Word) else word
+        if DYN in text:
+            if INVOLVES.search(text.replace(DYN, "")) or GUARD_TEXT.search(text.replace(DYN, "")):
+                raise Block("unanalysable", "%s of a path built from variables" % what)
+            return
+        if getattr(word, "glob", False) or any(c in text for c in "*?["):
+            cut = min(text.find(c) for c in "*?[" if c in text)
+            text = os.path.dirname(text[:cut]) or "."
+        if state.cwd is None:
+            if GUARD_TEXT.search(text):
+                raise Block("unanalysable", "%s in an unknown directory" % what)
+            return
+        path = os.path.normpath(os.path.join(state.cwd, os.path.expanduser(text)))
+        for repo in {self.repo_at(state.cwd), self.repo_at(os.path.dirname(path))}:
+            if repo is None:
+                continue
+            hit = repo.guarded.hit(path)
+            if hit:
+                rel = os.path.relpath(hit, repo.top)
+                rule = "ref-files" if os.path.basename(hit) in ("refs", "packed-refs") else "guard-files"
+                raise Block(rule, rel if not rel.startswith("..") else os.path.basename(hit))
+
+    def env_rule(self, name, value):
+        up = name.upper()
+        text = value.text if isinstance(value, Word) else value
+        if up == "HUSKY" and text.strip() == "0":
+            raise Block("hook-skip-env", "HUSKY=0")
+        if up == "SKIP" and text.strip():
+            raise Block("hook-skip-env", "SKIP=%s" % text)
+        if up == "PRE_COMMIT_ALLOW_NO_CONFIG":
+            raise Block("hook-skip-env", name)
+        if up.startswith("GIT_CONFIG_KEY_") or up == "GIT_CONFIG_PARAMETERS" or up in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
+            if "hookspath" in text.lower():
+                raise Block("hooks-path", name)
+            if DYN in text:
+                raise Block("unanalysable", "%s from a variable" % name)
+
+
+GUARD_TEXT = re.compile(r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)|hookspath|\.agentguard\.toml|"
+                        r"gptme(\.local)?\.toml|\.pi[/\\](extensions|settings)|\.hermes[/\\]plugins|"
+                        r"\.gptme[/\\](plugins|verify)", re.I)
+RUNS_PROCESS = re.compile(r"subprocess|os\.system|popen|spawn|exec|system\s*\(|`|child_process|Process|run\(")
+
+
+def gitrules_is_assignment(text):
+    name = text.split("=", 1)[0]
+    return bool(name) and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name)
+
+
+def _word(text, dynamic=False):
+    w = Word()
+    w.text = text
+    w.dynamic = dynamic
+    return w
+
+
+def _skip_options(args, value_opts):
+    i = 0
+    while i < len(args):
+        t = args[i].text
+        if t == "--":
+            return args[i + 1:]
+        if t in value_opts:
+            i += 2
+            continue
+        if t.startswith("-") and len(t) > 1:
+            i += 1
+            continue
+        return args[i:]
+    return []
+
+
+def _text_of(node):
+    from .shellparse import iter_simple
+    return " ".join(w.text for s in iter_simple(node) for w in s.words)
+
+
+def _literal_output(node, state):
+    """What ``node`` writes to a pipe, when it is a literal echo/printf/cat (else None)."""
+    if not isinstance(node, Simple) or not node.words:
+        return None
+    name = os.path.basename(node.words[0].text)
+    args = node.words[1:]
+    if any(DYN in a.text for a in args):
+        return None
+    if name == "echo":
+        return " ".join(a.text for a in args if a.text not in ("-n", "-e", "-E")) + "\n"
+    if name == "printf" and args:
+        return " ".join(a.text for a in args).replace("\\n", "\n")
+    if name == "cat":
+        if node.heredocs:
+            return node.heredocs[-1]
+        if args and state.cwd:
+            try:
+                with open(os.path.join(state.cwd, args[0].text), "rb") as fh:
+                    return fh.read(64 * 1024).decode("utf-8", "replace")
+            except OSError:
+                return None
+    return None
+
+
+def _string_literals(code):
+    out = []
+    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'', code):
+        out.append(m.group(1) if m.group(1) is not None else m.group(2))
+    return out
+
+
+def _shell_quote(text):
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _is_toplevel_sub(word):
+    from .shellparse import iter_simple
+    if word.text.strip(DYN) or len(word.subs) != 1:
+        return False
+    cmds = list(iter_simple(word.subs[0]))
+    return len(cmds) == 1 and [w.text for w in cmds[0].words] == ["git", "rev-parse", "--show-toplevel"]
+
+
+def _substitute_current_branch(words, state, analyser):
+    """``$(git branch --show-current)`` and friends are the current branch: fill them in."""
+    from .shellparse import iter_simple
+    for w in words:
+        if DYN not in w.text or len(w.subs) != w.text.count(DYN):
+            continue
+        values = []
+        for sub in w.subs:
+            cmds = list(iter_simple(sub))
+            argv = tuple(x.text for x in cmds[0].words[1:]) if len(cmds) == 1 and cmds[0].words and \
+                cmds[0].words[0].text == "git" else None
+            if argv not in gitrules.CURRENT_BRANCH_SUBS:
+                break
+            repo = analyser.repo_at(state.cwd)
+            branch = state.branch_of(repo) if repo else None
+            if not isinstance(branch, str):
+                break
+            values.append(branch)
+        else:
+            text = w.text
+            for v in values:
+                text = text.replace(DYN, v, 1)
+            w.text = text

@@ -1,0 +1,81 @@
+"""``agentguard check``: the decision command every harness adapter calls.
+
+    check [--cwd DIR] [--json] COMMAND      a shell command an agent is about to run
+    check [--cwd DIR] [--json] --write PATH  a file an agent's file tool is about to write
+
+Exit 0 allow, 1 block, 2 usage error; ``--json`` prints {"decision", "rule", "reason"}. It reads
+the repository and never changes anything. Anything unexpected ends in a block.
+"""
+import json
+import os
+import sys
+
+from .analyse import Analyser
+from .verdict import Block
+
+USAGE = "usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH)"
+
+
+def decide(command=None, write=None, cwd="."):
+    """(decision, rule, reason)."""
+    analyser = Analyser()
+    try:
+        if write is not None:
+            analyser.check_write(write, cwd)
+        else:
+            analyser.check_command(command, cwd)
+    except Block as block:
+        return "block", block.rule, block.reason()
+    except RecursionError:
+        return "block", "unanalysable", Block("unanalysable", "nested too deeply").reason()
+    except Exception as exc:  # fail closed, without a traceback
+        return "block", "guard-error", Block("guard-error", type(exc).__name__).reason()
+    return "allow", "", ""
+
+
+def parse_args(argv):
+    cwd, as_json, write, rest = ".", False, None, []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            rest.extend(argv[i + 1:])
+            break
+        if a == "--json":
+            as_json = True
+        elif a == "--cwd" and i + 1 < len(argv):
+            cwd = argv[i + 1]
+            i += 1
+        elif a.startswith("--cwd="):
+            cwd = a[len("--cwd="):]
+        elif a == "--write" and i + 1 < len(argv):
+            write = argv[i + 1]
+            i += 1
+        elif a.startswith("--write="):
+            write = a[len("--write="):]
+        elif a.startswith("--") and not rest:
+            raise ValueError("unknown option %s" % a)
+        else:
+            rest.append(a)
+        i += 1
+    if (write is None) == (not rest) or (write is not None and rest):
+        raise ValueError("give a COMMAND or --write PATH")
+    return cwd, as_json, write, " ".join(rest) if rest else None
+
+
+def main(argv, out=None):
+    out = out or sys.stdout
+    try:
+        cwd, as_json, write, command = parse_args(argv)
+    except ValueError as exc:
+        sys.stderr.write("%s\nagentguard check: %s\n" % (USAGE, exc))
+        return 2
+    # The environment is the agent's: never let GIT_DIR & co. point the analysis elsewhere.
+    for key in [k for k in os.environ if k.startswith("GIT_")]:
+        del os.environ[key]
+    decision, rule, reason = decide(command, write, cwd)
+    if as_json:
+        out.write(json.dumps({"decision": decision, "rule": rule, "reason": reason}) + "\n")
+    elif decision == "block":
+        out.write(reason + "\n")
+    return 0 if decision == "allow" else 1

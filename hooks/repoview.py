@@ -1,0 +1,109 @@
+"""What the command analyser reads of a repository (lazily, once per directory)."""
+import os
+
+from . import gitio
+from .guardpaths import Guarded
+from .policy import DEFAULT_BRANCHES, Policy, PolicyError, load_snapshot
+from .repostate import RepoState
+
+UNKNOWN = object()  # a branch we cannot know (after `git checkout -`, or `cd $DIR`)
+
+
+class RepoView:
+    def __init__(self, top, git_dir, common_dir, hooks_dir):
+        self.top = top
+        self.git_dir = git_dir
+        self.common_dir = common_dir
+        self.hooks_dir = hooks_dir
+        self.state = RepoState(os.path.join(common_dir, "agentguard"), cwd=top)
+        self.guarded = Guarded(top, git_dir, common_dir, hooks_dir)
+        self._config = None
+        self._policy = None
+        self._refs = None
+
+    @classmethod
+    def at(cls, cwd):
+        """The repository containing ``cwd``, or None."""
+        if not os.path.isdir(cwd):
+            return None
+        rc, out = gitio.run(["rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir",
+                             "--git-path", "hooks"], cwd=cwd)
+        lines = out.decode("utf-8", "surrogateescape").split("\n")
+        if rc != 0 or len(lines) < 4 or not lines[0]:
+            return None
+        top, git_dir, common, hooks = (os.path.realpath(os.path.join(cwd, p)) for p in lines[:4])
+        return cls(top, git_dir, common, hooks)
+
+    @property
+    def policy(self):
+        if self._policy is None:
+            try:
+                self._policy = load_snapshot(os.path.join(self.common_dir, "agentguard"))
+            except PolicyError:
+                self._policy = Policy(DEFAULT_BRANCHES, "default (no snapshot)")
+        return self._policy
+
+    def protected(self, branch):
+        return branch is UNKNOWN or (branch is not None and self.policy.is_protected(branch))
+
+    def head_branch(self):
+        return self.state.head_branch()
+
+    def unborn_repo(self):
+        """No branch exists yet: the first commit may create a protected branch."""
+        return not self.state.has_branches()
+
+    def config(self):
+        """{lower-cased key: [values]} of the repository's effective config."""
+        if self._config is None:
+            _, out = gitio.run(["config", "-z", "--list"], cwd=self.top)
+            cfg = {}
+            for item in out.decode("utf-8", "surrogateescape").split("\0"):
+                key, _, value = item.partition("\n")
+                if key:
+                    k = key.lower() if key.count(".") < 2 else _lower_outer(key)
+                    cfg.setdefault(k, []).append(value)
+            self._config = cfg
+        return self._config
+
+    def get(self, key, default=None):
+        values = self.config().get(key)
+        return values[-1] if values else default
+
+    def alias(self, name):
+        return self.get("alias." + name.lower())
+
+    def refs(self):
+        if self._refs is None:
+            _, out = gitio.run(["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/remotes/"],
+                               cwd=self.top)
+            self._refs = set(out.decode("utf-8", "surrogateescape").split())
+        return self._refs
+
+    def local_branches(self):
+        return {r[len("refs/heads/"):] for r in self.refs() if r.startswith("refs/heads/")}
+
+    def remote_names(self):
+        return {k[len("remote."):-len(".url")] for k in self.config() if k.startswith("remote.") and k.endswith(".url")}
+
+    def is_counterpart_name(self, rev, branch):
+        """``origin/main``, ``refs/remotes/origin/main``, ``@{u}``: names of a counterpart of ``branch``."""
+        if rev in ("@{u}", "@{upstream}", "%s@{u}" % branch, "%s@{upstream}" % branch):
+            return True
+        name = rev[len("refs/remotes/"):] if rev.startswith("refs/remotes/") else rev
+        remote, _, rest = name.partition("/")
+        return rest == branch and remote in self.remote_names()
+
+    def rev_on_counterpart(self, rev, branch):
+        """True when ``rev`` resolves to a commit already on a counterpart of ``branch``."""
+        if self.is_counterpart_name(rev, branch):
+            return True
+        rc, out = gitio.run(["rev-parse", "-q", "--verify", rev + "^{commit}"], cwd=self.top)
+        oid = out.decode("ascii", "replace").strip()
+        return rc == 0 and self.state.on_counterpart(oid, branch)
+
+
+def _lower_outer(key):
+    section, _, rest = key.partition(".")
+    sub, _, var = rest.rpartition(".")
+    return "%s.%s.%s" % (section.lower(), sub, var.lower())
