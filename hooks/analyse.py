@@ -85,6 +85,9 @@ class Analyser:
             return None
         cwd = os.path.realpath(cwd)
         if cwd not in self._views:
+            parts = cwd.split(os.sep)
+            if ".git" in parts:  # inside a git dir: the repository is the one around it
+                cwd = os.sep.join(parts[:len(parts) - parts[::-1].index(".git") - 1]) or os.sep
             probe = cwd
             while probe and not os.path.isdir(probe):
                 probe = os.path.dirname(probe)
@@ -153,7 +156,8 @@ class Analyser:
             return
         head = words[0]
         if DYN in head.text:
-            if INVOLVES.search(" ".join(w.text for w in words)):
+            looks_git = len(words) > 1 and words[1].text in gitrules.BUILTINS
+            if looks_git or INVOLVES.search(_text_of(cmd)):
                 raise Block("unanalysable", "a variable or $(...) in command position")
             return
         name = os.path.basename(head.text)

@@ -85,9 +85,12 @@ def check_git(words, ctx, depth=0):
             raise Block("hooks-path", "git -c core.hooksPath")
         if key.startswith("alias."):
             ctx.state.aliases[key[len("alias."):]] = value or ""
-    for i, g in enumerate(call.globals):
+    for g in call.globals:
         if DYN in g:
             raise Block("unanalysable", "a variable in git's global options")
+    if call.cmd in ("push", "pull", "fetch") and any(k.startswith(("remote.", "push.", "branch.", "url."))
+                                                     for k, _ in call.config):
+        raise Block("unanalysable", "git -c changes where %s goes" % call.cmd)
     cwd = _git_cwd(call, ctx)
     if cwd is not ctx.state.cwd:
         ctx = ctx.analyser.context_at(ctx.state, cwd)
@@ -512,6 +515,10 @@ def _config(args, ctx):
         return
     if not pos:
         return
+    writing = sub in ("set", "unset") or len(pos) > 1 or _has(opts, "--unset", "--unset-all", "--add",
+                                                               "--replace-all")
+    if not writing:
+        return  # `git config KEY` reads it
     key = pos[0]
     if DYN in key:
         raise Block("unanalysable", "a variable names a config key")
@@ -551,7 +558,7 @@ def _push(args, words, ctx):
     specs = pos[1:]
     if remote and DYN in remote:
         remote = None
-    if not specs:
+    if not specs and not _has(opts, "--tags"):
         specs = _implicit_specs(ctx, remote)
     for spec in specs:
         for dst in _destinations(spec, deleting, ctx):
