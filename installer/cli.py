@@ -43,11 +43,16 @@ def install(
                                                 help="Protect these branch patterns instead of the "
                                                      "configured ones (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print every file it would write; write none."),
+    harness: Optional[str] = typer.Option(None, "--harness", metavar="LIST",
+                                          help="Adapters to write: pi,hermes,gptme (default: all three)."),
+    no_adapters: bool = typer.Option(False, "--no-adapters", help="Write the git backstop only."),
 ):
-    """Install the git backstop (hooks, runtime, policy snapshot) into a repository."""
+    """Install the git backstop (hooks, runtime, policy snapshot) and the harness adapters."""
+    from .adapters import parse_harnesses
     from .install import apply_install, describe, plan_install
     try:
-        plan = plan_install(path, protect)
+        harnesses = [] if no_adapters else parse_harnesses(harness)
+        plan = plan_install(path, protect, harnesses=harnesses)
         for warning in plan.warnings:
             typer.echo("agentguard: warning: %s" % warning, err=True)
         where = safe(plan.info.top, 300)

@@ -95,3 +95,34 @@ class InstallLock:
 
     def __exit__(self, *exc):
         os.close(self.fd)
+
+
+def contained(root, rel):
+    """The path of ``rel`` below ``root``, refusing anything that would leave it.
+
+    The one resolver for every path install and uninstall write or delete in a work tree:
+    relative paths only; lexical containment with path semantics (``/tmp/repo`` is not
+    ``/tmp/repo-other``); every existing component, symlinks resolved, must stay inside; a missing
+    target needs an existing ancestor inside.
+    """
+    if os.path.isabs(rel) or not rel:
+        raise AgentguardError("refusing to write %s: not a relative path" % safe(rel, 200))
+    root_real = os.path.realpath(root)
+    target = os.path.normpath(os.path.join(root_real, rel))
+    if not _inside(target, root_real):
+        raise AgentguardError("refusing to write %s: it is outside the repository" % safe(rel, 200))
+    probe = root_real
+    for part in os.path.relpath(target, root_real).split(os.sep):
+        probe = os.path.join(probe, part)
+        if os.path.islink(probe) or os.path.lexists(probe):
+            if not _inside(os.path.realpath(probe), root_real):
+                raise AgentguardError("refusing to write %s: %s is a link that leads outside the repository"
+                                      % (safe(rel, 200), safe(os.path.relpath(probe, root_real), 200)))
+        else:
+            break
+    return target
+
+
+def _inside(path, root):
+    rel = os.path.relpath(path, root)
+    return rel == "." or not (rel == ".." or rel.startswith(".." + os.sep))

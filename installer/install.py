@@ -1,4 +1,5 @@
 """``agentguard install`` and ``agentguard uninstall``: plan, then apply under a lock."""
+import base64
 import os
 import shutil
 import stat
@@ -8,10 +9,10 @@ from dataclasses import dataclass, field
 from ..hooks.policy import SNAPSHOT_NAME
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
-from . import manifest
+from . import adapters, manifest
 from .config import effective_policy
 from .errors import AgentguardError
-from .fsops import InstallLock, atomic_write, copy_exact, file_mode, read_regular, sha256_bytes
+from .fsops import InstallLock, atomic_write, contained, copy_exact, file_mode, read_regular, sha256_bytes
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
 from .repo import discover, remote_head_branches
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
@@ -42,10 +43,13 @@ def interpreter():
     return os.path.realpath(sys.executable)
 
 
-def plan_install(path, protect=None, policy=None):
+def plan_install(path, protect=None, policy=None, harnesses=None):
     """What install would write. ``policy`` (a Policy) skips reading the config: the doctor's
-    --fix restores the policy install recorded rather than whatever the work tree says now."""
+    --fix restores the policy install recorded rather than whatever the work tree says now.
+    ``harnesses``: the adapters to write (None: all; [] for --no-adapters)."""
     info = discover(path)
+    _check_hooks_dir(info)
+    harnesses = list(adapters.HARNESSES) if harnesses is None else list(harnesses)
     warnings = []
     if policy is None:
         policy, warnings = effective_policy(info, protect, remote_head_branches(info))
@@ -71,11 +75,56 @@ def plan_install(path, protect=None, policy=None):
         note = "chains the hook that was here (now %s)" % info.display(target + CHAINED_SUFFIX) if chained else ""
         want(target, script, HOOK_MODE, note)
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
+    want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
+    adapter_record, toml_record = _plan_adapters(plan, harnesses, want)
     plan.record = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
-                   "policy": policy.to_json(), "runtime": runtime_record}
+                   "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
+                   "adapters": adapter_record, "gptme_toml": toml_record}
     if plan.actions or manifest.load(home) != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
+
+
+def agentguard_bin():
+    """The agentguard command, for the gptme completion verifier (it runs the doctor)."""
+    argv0 = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(argv0) == "agentguard" and os.access(argv0, os.X_OK):
+        return argv0
+    return shutil.which("agentguard") or "agentguard"
+
+
+def _check_hooks_dir(info):
+    from ..hooks.guardpaths import inside
+    if not (inside(info.hooks_dir, info.top) or inside(info.hooks_dir, info.common_dir)):
+        raise AgentguardError("git reads hooks from %s (core.hooksPath), outside this repository; agentguard "
+                              "will not write there. Unset core.hooksPath or point it inside the repository"
+                              % safe(info.hooks_dir, 200))
+
+
+def _plan_adapters(plan, harnesses, want):
+    info = plan.info
+    previous = manifest.load(info.ag_home) or {}
+    record = {}
+    for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
+        want(contained(info.top, rel), data, mode)
+        record[rel] = sha256_bytes(data)
+    toml_record = None
+    if "gptme" in harnesses:
+        target = contained(info.top, adapters.GPTME_TOML)
+        current = read_regular(target)
+        old = previous.get("gptme_toml")
+        if old and current is not None and sha256_bytes(current) == old.get("sha256"):
+            original = base64.b64decode(old["original"]) if old.get("original") is not None else None
+        else:
+            original = current
+        merged = adapters.merge_gptme_toml(current if current is not None else None)
+        if current is not None and merged == current and not old:
+            pass  # the user enabled it already; nothing to restore later
+        else:
+            toml_record = {"original": base64.b64encode(original).decode() if original is not None else None,
+                           "sha256": sha256_bytes(merged)}
+        want(target, merged, file_mode(target) if current is not None else 0o644)
+    return record, toml_record
 
 
 def _plan_hook(plan, hook, python):
@@ -134,8 +183,9 @@ def uninstall(path):
         for hook in HOOK_NAMES:
             recorded = (record.get("hooks") or {}).get(hook, {}).get("sha256")
             _uninstall_hook(info, hook, recorded, done, warnings)
+        _uninstall_adapters(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
-        for name in (SNAPSHOT_NAME, manifest.NAME):
+        for name in (SNAPSHOT_NAME, manifest.NAME, "check"):
             try:
                 os.unlink(os.path.join(home, name))
             except FileNotFoundError:
@@ -169,6 +219,55 @@ def _uninstall_hook(info, hook, recorded, done, warnings):
     if os.path.lexists(chained):
         warnings.append("%s is not agentguard's; your earlier %s hook stays in %s"
                         % (info.display(target), hook, info.display(chained)))
+
+
+def _uninstall_adapters(info, record, done, warnings):
+    for rel, digest in sorted((record.get("adapters") or {}).items()):
+        try:
+            path = contained(info.top, rel)
+            data = read_regular(path)
+        except AgentguardError as exc:
+            warnings.append(str(exc))
+            continue
+        if data is None:
+            continue
+        if sha256_bytes(data) != digest:
+            warnings.append("%s changed since install; left in place" % rel)
+            continue
+        os.unlink(path)
+        done.append("removed %s" % rel)
+    for rel in sorted({os.path.dirname(r) for r in (record.get("adapters") or {})}, key=len, reverse=True):
+        _prune_dirs(info.top, rel)
+    toml = record.get("gptme_toml")
+    if toml:
+        try:
+            path = contained(info.top, adapters.GPTME_TOML)
+            data = read_regular(path)
+        except AgentguardError as exc:
+            warnings.append(str(exc))
+            return
+        if data is None or sha256_bytes(data) != toml["sha256"]:
+            warnings.append("gptme.toml changed since install; remove the agentguard plugin entries by hand")
+        elif toml.get("original") is None:
+            os.unlink(path)
+            done.append("removed gptme.toml")
+        else:
+            atomic_write(path, base64.b64decode(toml["original"]), file_mode(path))
+            done.append("restored gptme.toml")
+
+
+def _prune_dirs(top, rel):
+    """Remove ``rel`` and its parents while they are empty (and our own __pycache__)."""
+    while rel and rel not in (".", os.sep):
+        path = os.path.join(top, rel)
+        cache = os.path.join(path, "__pycache__")
+        if os.path.isdir(cache) and not os.path.islink(cache):
+            shutil.rmtree(cache, ignore_errors=True)
+        try:
+            os.rmdir(path)
+        except OSError:
+            return
+        rel = os.path.dirname(rel)
 
 
 def describe(plan):

@@ -1,0 +1,144 @@
+"""The harness adapters install writes into the work tree (pi, Hermes Agent, gptme), and the
+``gptme.toml`` merge that switches the gptme plugin on without losing a byte of the user's file."""
+import json
+import os
+import re
+from importlib import resources
+
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    import tomli as tomllib
+
+from ..hooks.analyse import INVOLVES
+from ..hooks.version import VERSION
+from .errors import AgentguardError
+
+HARNESSES = ("pi", "hermes", "gptme")
+TIMEOUT = 10
+GPTME_TOML = "gptme.toml"
+PLUGIN_PATH = ".gptme/plugins"
+PLUGIN_NAME = "agentguard"
+
+# harness -> [(path in the work tree, template under templates/adapters, mode)]
+FILES = {
+    "pi": [(".pi/extensions/agentguard.ts", "pi/agentguard.ts", 0o644)],
+    "hermes": [(".hermes/plugins/agentguard/plugin.yaml", "hermes/plugin.yaml", 0o644),
+               (".hermes/plugins/agentguard/__init__.py", "hermes/__init__.py", 0o644),
+               (".hermes/plugins/agentguard/client.py", "client.py", 0o644)],
+    "gptme": [(".gptme/plugins/agentguard/__init__.py", "gptme/__init__.py", 0o644),
+              (".gptme/plugins/agentguard/client.py", "client.py", 0o644),
+              (".gptme/plugins/agentguard/hooks/agentguard_confirm.py", "gptme/hooks/agentguard_confirm.py", 0o644),
+              (".gptme/verify-completion.sh", "gptme/verify-completion.sh", 0o755)],
+}
+
+
+def parse_harnesses(text):
+    names = [n.strip() for n in (text or ",".join(HARNESSES)).split(",") if n.strip()]
+    bad = [n for n in names if n not in HARNESSES]
+    if bad:
+        raise AgentguardError("unknown harness %r (choose from %s)" % (bad[0], ", ".join(HARNESSES)))
+    return names
+
+
+def render(template, agentguard_bin):
+    text = resources.files("agentguard.templates").joinpath("adapters", template).read_text("utf-8")
+    text = (text.replace("@INVOLVES@", INVOLVES.pattern)
+                .replace("@INVOLVES_JSON@", json.dumps(INVOLVES.pattern))
+                .replace("@TIMEOUT@", str(TIMEOUT))
+                .replace("@VERSION@", VERSION)
+                .replace("@AGENTGUARD_BIN@", _sh_quote(agentguard_bin)))
+    return text.encode("utf-8")
+
+
+def _sh_quote(value):
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def files_for(harnesses, agentguard_bin):
+    """[(relative path, bytes, mode)] of every adapter file for ``harnesses``."""
+    out = []
+    for harness in harnesses:
+        for rel, template, mode in FILES[harness]:
+            out.append((rel, render(template, agentguard_bin), mode))
+    return out
+
+
+# -- gptme.toml ---------------------------------------------------------------------------------
+
+_HEADER = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
+
+
+def merge_gptme_toml(original):
+    """``original`` (bytes or None) with the agentguard plugin enabled; comments and every other
+    key kept as they are. Raises AgentguardError when it cannot be done safely."""
+    if original is None:
+        return ("# Written by agentguard install: loads the agentguard guard plugin (see .gptme/plugins).\n"
+                "[plugins]\npaths = [\"%s\"]\nenabled = [\"%s\"]\n" % (PLUGIN_PATH, PLUGIN_NAME)).encode()
+    try:
+        text = original.decode("utf-8")
+        before = tomllib.loads(text)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise AgentguardError("gptme.toml cannot be read (%s); fix it or pass --harness without gptme" % exc)
+    plugins = before.get("plugins", {})
+    if not isinstance(plugins, dict):
+        raise AgentguardError("gptme.toml: [plugins] is not a table; add the agentguard plugin by hand")
+    need = [(k, v) for k, v in (("paths", PLUGIN_PATH), ("enabled", PLUGIN_NAME))
+            if v not in (plugins.get(k) or [])]
+    if not need:
+        return original
+    lines = text.splitlines(keepends=True)
+    header = next((i for i, l in enumerate(lines) if _HEADER.match(l) and _HEADER.match(l).group(1).strip() == "plugins"),
+                  None)
+    if header is None:
+        sep = "" if text.endswith("\n") or not text else "\n"
+        text += sep + "\n[plugins]\n" + "".join('%s = ["%s"]\n' % (k, v) for k, v in need)
+    else:
+        end = next((i for i in range(header + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
+        for key, value in need:
+            at = next((i for i in range(header + 1, end) if re.match(r"\s*%s\s*=" % key, lines[i])), None)
+            if at is None:
+                lines.insert(header + 1, '%s = ["%s"]\n' % (key, value))
+                end += 1
+                continue
+            line = lines[at]
+            bracket = line.index("[", line.index("="))
+            rest = line[bracket + 1:]
+            empty = rest.lstrip().startswith("]")
+            lines[at] = line[:bracket + 1] + '"%s"%s' % (value, "" if empty else ", ") + rest
+        text = "".join(lines)
+    try:
+        after = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raise AgentguardError("gptme.toml could not be merged safely; add [plugins] paths=[\"%s\"] "
+                              "enabled=[\"%s\"] by hand" % (PLUGIN_PATH, PLUGIN_NAME))
+    check = dict(after)
+    merged = dict(check.get("plugins", {}))
+    for key, value in need:
+        merged[key] = [v for v in merged.get(key, []) if v != value]
+        if not merged[key] and key not in plugins:
+            del merged[key]
+    if merged != plugins or {k: v for k, v in check.items() if k != "plugins"} != \
+            {k: v for k, v in before.items() if k != "plugins"}:
+        raise AgentguardError("gptme.toml could not be merged without changing other settings")
+    return text.encode("utf-8")
+
+
+def gptme_enabled(data):
+    """True when gptme.toml ``data`` enables the plugin from its project path."""
+    try:
+        plugins = tomllib.loads(data.decode("utf-8")).get("plugins", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
+        return False
+    return PLUGIN_PATH in (plugins.get("paths") or []) and PLUGIN_NAME in (plugins.get("enabled") or [])
+
+
+CHECK_LAUNCHER = """#!/bin/sh
+# agentguard decision command (runtime copy), written by agentguard install.
+# The harness adapters run it: check [--cwd DIR] [--json] (COMMAND | --write PATH).
+exec %s -I -S -B "${0%%/*}/runtime/run.py" check "$@"
+"""
+
+
+def check_launcher(python):
+    return (CHECK_LAUNCHER % _sh_quote(python)).encode()

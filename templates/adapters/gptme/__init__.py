@@ -1,0 +1,1 @@
+"""agentguard for gptme: see hooks/agentguard_confirm.py. Written by `agentguard install`."""

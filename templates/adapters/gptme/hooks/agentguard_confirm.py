@@ -1,0 +1,39 @@
+"""agentguard for gptme: a tool.confirm hook (the only hook that can block) that skips shell
+commands and file writes the agentguard decision command refuses. Written by
+`agentguard install`; enabled by `[plugins]` in gptme.toml."""
+import importlib.util
+import os
+
+from gptme.hooks import HookType, register_hook
+from gptme.hooks.confirm import ConfirmationResult
+
+_spec = importlib.util.spec_from_file_location(
+    "agentguard_gptme_client",
+    os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "client.py"))
+client = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(client)
+
+SHELL_TOOLS = ("shell", "bash", "tmux")
+WRITE_TOOLS = ("save", "append", "patch", "morph", "edit")
+
+
+def agentguard_confirm(tool_use, preview=None, workspace=None):
+    try:
+        cwd = str(workspace) if workspace else os.getcwd()
+        tool = getattr(tool_use, "tool", "")
+        if tool in SHELL_TOOLS:
+            block, reason = client.decide(cwd, command=str(getattr(tool_use, "content", "") or preview or ""))
+        elif tool in WRITE_TOOLS:
+            args = getattr(tool_use, "args", None) or []
+            if not args:
+                return None
+            block, reason = client.decide(cwd, write=str(args[0]))
+        else:
+            return None
+    except Exception as exc:
+        block, reason = client._fallback(str(getattr(tool_use, "content", "")), type(exc).__name__)
+    return ConfirmationResult.skip(reason) if block else None
+
+
+def register():
+    register_hook("agentguard.confirm", HookType.TOOL_CONFIRM, agentguard_confirm, priority=1000)
