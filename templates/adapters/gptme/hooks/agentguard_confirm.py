@@ -17,6 +17,15 @@ SHELL_TOOLS = ("shell", "bash", "tmux")
 WRITE_TOOLS = ("save", "append", "patch", "morph", "edit")
 
 
+def _path(tool, tool_use):
+    kwargs = getattr(tool_use, "kwargs", None) or {}
+    raw = str(kwargs.get("path") or " ".join(str(a) for a in (getattr(tool_use, "args", None) or [])))
+    raw = raw.strip()
+    if raw.startswith(tool + " "):  # the markdown format keeps the tool name in the info string
+        raw = raw[len(tool) + 1:].strip()
+    return raw
+
+
 def agentguard_confirm(tool_use, preview=None, workspace=None):
     try:
         cwd = str(workspace) if workspace else os.getcwd()
@@ -24,10 +33,10 @@ def agentguard_confirm(tool_use, preview=None, workspace=None):
         if tool in SHELL_TOOLS:
             block, reason = client.decide(cwd, command=str(getattr(tool_use, "content", "") or preview or ""))
         elif tool in WRITE_TOOLS:
-            args = getattr(tool_use, "args", None) or []
-            if not args:
+            path = _path(tool, tool_use)
+            if not path:
                 return None
-            block, reason = client.decide(cwd, write=str(args[0]))
+            block, reason = client.decide(cwd, write=path)
         else:
             return None
     except Exception as exc:

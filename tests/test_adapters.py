@@ -1,0 +1,210 @@
+"""The real harnesses load the files `agentguard install` wrote into a real repository and
+refuse before git is reached: pi (npm), Hermes Agent and gptme (PyPI), driven without a model."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from helpers import refused
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+NODE = os.path.join(HERE, "node")
+HERMES_PY = os.environ.get("AGENTGUARD_TEST_HERMES_PYTHON", os.path.join(ROOT, ".venv-hermes", "bin", "python"))
+GPTME_PY = os.environ.get("AGENTGUARD_TEST_GPTME_PYTHON", os.path.join(ROOT, ".venv-gptme", "bin", "python"))
+
+
+def need(path):
+    assert os.path.exists(path), "%s is missing: run the README's test command (sh scripts/test.sh)" % path
+
+
+def run(argv, repo, stdin, env=None, timeout=240):
+    proc = subprocess.run(argv, cwd=repo.path, env=env or repo.env, input=stdin, capture_output=True, text=True,
+                          timeout=timeout)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
+
+
+def sentinel(repo, name):
+    return os.path.join(repo.path, name)
+
+
+# -- pi ----------------------------------------------------------------------------------------
+
+def test_pi_extension_blocks_through_the_extension_runner(guarded):
+    repo, _ = guarded
+    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    requests = [
+        {"kind": "bash", "command": "git push origin feat:main"},
+        {"kind": "bash", "command": "git commit --no-verify -m x"},
+        {"kind": "bash", "command": "git -c core.hooksPath=/dev/null commit -m x"},
+        {"kind": "bash", "command": "git status && ls"},
+        {"kind": "write", "path": ".git/hooks/pre-push"},
+        {"kind": "edit", "path": ".agentguard.toml"},
+        {"kind": "write", "path": "src/app.py"},
+        {"kind": "user_bash", "command": "git branch -f main feat"},
+        {"kind": "user_bash", "command": "echo hi"},
+    ]
+    out = run(["node", os.path.join(NODE, "pi_probe.mjs"), repo.path], repo, json.dumps(requests))
+    assert any(p.endswith(".pi/extensions/agentguard.ts") for p in out[0]["loaded"])
+    assert [o["block"] for o in out] == [True, True, True, False, True, True, False, True, False]
+    assert "[rule: push-protected]" in out[0]["reason"] and "[rule: no-verify]" in out[1]["reason"]
+    assert "[rule: guard-files]" in out[4]["reason"] and "[rule: protected-move]" in out[7]["reason"]
+
+
+def test_pi_session_runs_only_what_the_extension_allows(guarded):
+    repo, bare = guarded
+    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    main, remote = repo.rev("main"), bare.rev("main")
+    out = run(["node", os.path.join(NODE, "pi_session.mjs"), repo.path,
+               "git push origin feat:main --no-verify; touch BLOCKED_RAN", "touch ALLOWED_RAN"], repo, "")
+    assert out[0]["isError"] and "agentguard: blocked" in out[0]["text"]
+    assert not out[1]["isError"]
+    assert not os.path.exists(sentinel(repo, "BLOCKED_RAN")), "a blocked command must never run"
+    assert os.path.exists(sentinel(repo, "ALLOWED_RAN"))
+    assert repo.rev("main") == main and bare.rev("main") == remote
+
+
+# -- Hermes Agent --------------------------------------------------------------------------------
+
+def hermes_env(repo, tmp_path, enabled=True, project_plugins=True):
+    home = tmp_path / "hermes-home"
+    home.mkdir(exist_ok=True)
+    (home / "config.yaml").write_text("plugins:\n  enabled:\n    - agentguard\n" if enabled else "plugins: {}\n")
+    env = dict(repo.env, HERMES_HOME=str(home))
+    if project_plugins:
+        env["HERMES_ENABLE_PROJECT_PLUGINS"] = "1"
+    return env
+
+
+def test_hermes_plugin_blocks_terminal_writes_patches_and_process_input(guarded, tmp_path):
+    repo, bare = guarded
+    need(HERMES_PY)
+    calls = [
+        ["terminal", {"command": "git push origin feat:main; touch BLOCKED_RAN"}],
+        ["terminal", {"command": "touch ALLOWED_RAN"}],
+        ["terminal", {"command": "git commit -m x", "workdir": repo.path}],
+        ["write_file", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\nexit 0\n"}],
+        ["patch", {"mode": "replace", "path": ".agentguard.toml", "old_string": "a", "new_string": "b"}],
+        ["patch", {"mode": "patch", "patch": "*** Begin Patch\n*** Update File: gptme.toml\n@@\n-a\n+b\n*** End Patch\n"}],
+        ["process", {"action": "write", "session_id": "x", "data": "git push --no-verify origin feat\n"}],
+        ["write_file", {"path": "notes.txt", "content": "fine\n"}],
+    ]
+    out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo, json.dumps(calls),
+              env=hermes_env(repo, tmp_path))
+    blocked = [o["block"] is not None for o in out]
+    assert blocked == [True, False, True, True, True, True, True, False], out
+    assert json.loads(out[0]["result"])["error"].startswith("agentguard: blocked")
+    assert not os.path.exists(sentinel(repo, "BLOCKED_RAN"))
+    assert os.path.exists(sentinel(repo, "ALLOWED_RAN"))
+    assert open(sentinel(repo, "notes.txt")).read() == "fine\n"
+    assert "agentguard install" in open(os.path.join(repo.path, ".git", "hooks", "pre-commit")).read()
+
+
+def test_hermes_without_the_switches_loads_nothing(guarded, tmp_path):
+    """Hermes fails open when the plugin is not switched on: the doctor warns about exactly this."""
+    repo, _ = guarded
+    need(HERMES_PY)
+    calls = [["terminal", {"command": "git status"}]]
+    for env in (hermes_env(repo, tmp_path, enabled=False), hermes_env(repo, tmp_path, project_plugins=False)):
+        out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
+                  json.dumps([["terminal", {"command": "git push origin feat:main --dry-run"}]]), env=env)
+        assert out[0]["block"] is None
+
+
+# -- gptme -----------------------------------------------------------------------------------
+
+def gptme(repo, blocks, env=None):
+    need(GPTME_PY)
+    env = dict(env or repo.env, GPTME_TIKTOKEN_TIMEOUT="0")
+    return run([GPTME_PY, os.path.join(HERE, "harness", "gptme_driver.py"), repo.path], repo, json.dumps(blocks),
+               env=env)
+
+
+def test_gptme_plugin_and_completion_verifier(guarded):
+    repo, bare = guarded
+    main = repo.rev("main")
+    out = gptme(repo, ["```shell\ngit push origin feat:main && touch BLOCKED_RAN\n```",
+                       "```shell\ntouch ALLOWED_RAN\n```",
+                       "```save .git/hooks/pre-push\n#!/bin/sh\nexit 0\n```"])
+    assert "agentguard: blocked" in out[0]["outputs"][0]
+    assert not os.path.exists(sentinel(repo, "BLOCKED_RAN"))
+    assert os.path.exists(sentinel(repo, "ALLOWED_RAN"))
+    assert "agentguard: blocked" in " ".join(out[2]["outputs"])
+    assert "agentguard install" in open(os.path.join(repo.path, ".git", "hooks", "pre-push")).read()
+    assert out[-1]["denylisted"] is False, "gptme would close the session without verifying"
+    assert out[-1]["complete"] == "closed"
+    assert repo.rev("main") == main
+
+
+def test_gptme_verifier_refuses_completion_while_main_holds_local_work(guarded):
+    repo, _ = guarded
+    with open(os.path.join(repo.path, ".git", "refs", "heads", "main"), "w") as fh:
+        fh.write(repo.rev("feat") + "\n")  # what `git branch -C feat main` leaves behind
+    out = gptme(repo, [])
+    verdict = out[-1]["complete"]
+    assert verdict.startswith("retry: ") and "branches.ahead" in verdict and "<verifier-output" in verdict
+
+
+# -- install, uninstall, selection ---------------------------------------------------------
+
+def test_harness_selection_and_no_adapters(make_repo):
+    repo, _ = make_repo(install=False)
+    repo.agentguard("install", "--harness", "pi")
+    assert os.path.exists(os.path.join(repo.path, ".pi", "extensions", "agentguard.ts"))
+    assert not os.path.exists(os.path.join(repo.path, ".hermes")) and not os.path.exists(
+        os.path.join(repo.path, "gptme.toml"))
+    repo.agentguard("uninstall")
+    assert not os.path.exists(os.path.join(repo.path, ".pi"))
+    repo.agentguard("install", "--no-adapters")
+    assert not os.path.exists(os.path.join(repo.path, ".pi"))
+    proc = repo.agentguard("install", "--harness", "vscode", check=False)
+    assert proc.returncode == 1 and "unknown harness" in proc.stderr
+
+
+GPTME_TOML = b"""# my gptme settings
+[prompt]
+about_user = "likes tests"  # keep me
+
+[plugins]
+# my plugins
+paths = ["~/plugins"]   # trailing comment
+enabled = []
+
+[env]
+FOO = "bar"
+"""
+
+
+def test_gptme_toml_is_merged_and_restored_exactly(make_repo):
+    repo, _ = make_repo(install=False)
+    path = os.path.join(repo.path, "gptme.toml")
+    with open(path, "wb") as fh:
+        fh.write(GPTME_TOML)
+    os.chmod(path, 0o640)
+    repo.agentguard("install")
+    merged = open(path, "rb").read()
+    assert b"# my gptme settings" in merged and b"# trailing comment" in merged and b"# my plugins" in merged
+    import tomllib
+    data = tomllib.loads(merged.decode())
+    assert data["plugins"] == {"paths": [".gptme/plugins", "~/plugins"], "enabled": ["agentguard"]}
+    assert data["prompt"] == {"about_user": "likes tests"} and data["env"] == {"FOO": "bar"}
+    repo.agentguard("install")  # idempotent: the original stays the original
+    repo.agentguard("uninstall")
+    assert open(path, "rb").read() == GPTME_TOML
+    assert oct(os.stat(path).st_mode & 0o777) == oct(0o640)
+    for d in (".pi", ".hermes", ".gptme"):
+        assert not os.path.exists(os.path.join(repo.path, d)), d
+
+
+def test_adapters_refuse_when_the_runtime_cannot_answer(guarded, tmp_path):
+    """No decision (runtime deleted): git is blocked, the rest flows."""
+    repo, _ = guarded
+    need(HERMES_PY)
+    os.unlink(os.path.join(repo.path, ".git", "agentguard", "check"))
+    out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
+              json.dumps([["terminal", {"command": "git status"}], ["terminal", {"command": "echo hi"}]]),
+              env=hermes_env(repo, tmp_path))
+    assert out[0]["block"] and "guard-error" in out[0]["block"]
+    assert out[1]["block"] is None
