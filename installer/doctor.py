@@ -13,11 +13,12 @@ from typing import Optional
 from ..hooks import audit
 from ..hooks.policy import Policy, PolicyError, load_snapshot
 from ..hooks.textsafe import safe
+from . import adapters
 from . import manifest as manifest_mod
 from . import probes
 from .config import effective_policy
 from .errors import AgentguardError
-from .fsops import read_regular, sha256_bytes
+from .fsops import contained, read_regular, sha256_bytes
 from .gitenv import git, git_ok
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
 from .repo import discover, remote_head_branches
@@ -60,6 +61,7 @@ class Doctor:
         self.check_probes()
         self.check_bypasses()
         self.check_branches()
+        self.check_adapters()
         self.check_audit()
         return self.checks
 
@@ -330,6 +332,77 @@ class Doctor:
     def _has_remotes(self):
         return bool(git(["remote"], cwd=self.info.top, check=False).strip())
 
+    # -- harness adapters --------------------------------------------------------------------
+    def check_adapters(self):
+        if self.record is None:
+            return
+        recorded = self.record.get("adapters") or {}
+        for harness in self.record.get("harnesses") or []:
+            problems = []
+            for rel, _, _ in adapters.FILES[harness]:
+                try:
+                    data = read_regular(contained(self.info.top, rel))
+                except AgentguardError as exc:
+                    problems.append(str(exc))
+                    continue
+                if data is None:
+                    problems.append("%s is missing" % rel)
+                elif rel in recorded and sha256_bytes(data) != recorded[rel]:
+                    problems.append("%s was modified" % rel)
+            if harness == "gptme":
+                toml = read_regular(os.path.join(self.info.top, adapters.GPTME_TOML))
+                if toml is None or not adapters.gptme_enabled(toml):
+                    problems.append("gptme.toml does not enable the plugin ([plugins] paths and enabled)")
+                script = os.path.join(self.info.top, ".gptme", "verify-completion.sh")
+                if os.path.exists(script) and not os.access(script, os.X_OK):
+                    problems.append(".gptme/verify-completion.sh is not executable (gptme skips it)")
+            if problems:
+                self.add("adapters." + harness, "fail", "; ".join(problems[:3]), FIX_ALL)
+            else:
+                self.add("adapters." + harness, "pass", "%s adapter in place and unmodified" % harness)
+            status, summary, fix_ = getattr(self, "_enabled_" + harness)()
+            self.add("adapters.%s.enabled" % harness, status, summary, fix_)
+
+    def _enabled_pi(self):
+        settings = read_regular(os.path.join(self.info.top, ".pi", "settings.json"))
+        if settings is not None:
+            try:
+                data = json.loads(settings.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError):
+                data = {}
+            listed = data.get("extensions") if isinstance(data, dict) else None
+            if isinstance(listed, list) and any(str(x).lstrip("!").startswith("agentguard") and str(x).startswith("!")
+                                                for x in listed):
+                return ("fail", ".pi/settings.json switches the agentguard extension off",
+                        "remove \"!agentguard.ts\" from extensions in .pi/settings.json")
+        return ("pass", "pi loads .pi/extensions/agentguard.ts when started in this directory (pi 1.x: only "
+                "once the project is trusted: pi --approve, or defaultProjectTrust: \"always\")", None)
+
+    def _enabled_hermes(self):
+        home = os.environ.get("HERMES_HOME") or os.path.expanduser("~/.hermes")
+        env_on = os.environ.get("HERMES_ENABLE_PROJECT_PLUGINS") == "1"
+        dotenv = _read_text(os.path.join(home, ".env"))
+        env_on = env_on or bool(re.search(r"^\s*(export\s+)?HERMES_ENABLE_PROJECT_PLUGINS\s*=\s*['\"]?1", dotenv, re.M))
+        config = _read_text(os.path.join(home, "config.yaml"))
+        listed = bool(re.search(r"enabled:[^\n]*agentguard|enabled:\s*\n(\s+-\s*\S+\s*\n)*\s+-\s*['\"]?agentguard", config))
+        if env_on and listed:
+            return ("pass", "Hermes loads the agentguard plugin (project plugins on, listed in plugins.enabled)", None)
+        missing = []
+        if not env_on:
+            missing.append("HERMES_ENABLE_PROJECT_PLUGINS=1 (environment or %s/.env)" % home)
+        if not listed:
+            missing.append("agentguard in plugins.enabled of %s/config.yaml" % home)
+        return ("warn", "Hermes will not load the plugin without %s" % " and ".join(missing),
+                "echo HERMES_ENABLE_PROJECT_PLUGINS=1 >> %s/.env; add 'plugins: {enabled: [agentguard]}' to "
+                "%s/config.yaml" % (home, home))
+
+    def _enabled_gptme(self):
+        if os.environ.get("GPTME_VERIFY_COMPLETION"):
+            return ("warn", "GPTME_VERIFY_COMPLETION is set, so gptme runs it instead of "
+                    ".gptme/verify-completion.sh", "unset GPTME_VERIFY_COMPLETION")
+        return ("pass", "gptme loads the plugin from gptme.toml and verifies completion with "
+                ".gptme/verify-completion.sh", None)
+
     # -- audit -------------------------------------------------------------------------------
     def check_audit(self):
         entries = audit.read(self.info.ag_home)
@@ -352,6 +425,14 @@ class Doctor:
         return {"ok": self.ok(), "checks": [asdict(c) for c in self.checks]}
 
 
+def _read_text(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(1 << 20).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
 def _recorded_policy(record):
     try:
         return Policy.from_json(record["policy"]) if record else None
@@ -359,15 +440,16 @@ def _recorded_policy(record):
         return None
 
 
-FIXABLE = ("install.manifest", "hooks.", "runtime.", "policy.snapshot", "policy.recorded", "probe.")
+FIXABLE = ("install.manifest", "hooks.", "runtime.", "policy.snapshot", "policy.recorded", "probe.", "adapters.")
 
 
 def fix(doctor):
     """Repair what install owns, with the policy install recorded (never the work tree's word)."""
     from .install import apply_install, plan_install
-    if not any(c.status != "pass" and c.id.startswith(FIXABLE) and not c.id.endswith(".chained")
+    if not any(c.status != "pass" and c.id.startswith(FIXABLE) and not c.id.endswith((".chained", ".enabled"))
                for c in doctor.checks):
         return []
-    plan = plan_install(doctor.info.top, policy=_recorded_policy(doctor.record))
+    harnesses = (doctor.record or {}).get("harnesses")
+    plan = plan_install(doctor.info.top, policy=_recorded_policy(doctor.record), harnesses=harnesses)
     apply_install(plan)
     return plan

@@ -268,3 +268,36 @@ def test_doctor_is_fast(guarded):
     start = time.monotonic()
     repo.agentguard("doctor")
     assert time.monotonic() - start < 5  # the benchmark measures it properly; this catches a hang
+
+
+def test_adapters_checked_and_fixed(guarded, tmp_path):
+    repo, _ = guarded
+    checks, _ = doctor(repo, check_rc=0)
+    for h in ("pi", "hermes", "gptme"):
+        assert status(checks, "adapters." + h) == "pass"
+    assert status(checks, "adapters.hermes.enabled") == "warn"
+    assert "HERMES_ENABLE_PROJECT_PLUGINS=1" in checks["adapters.hermes.enabled"]["fix"]
+    home = tmp_path / "hh"
+    home.mkdir()
+    (home / "config.yaml").write_text("plugins:\n  enabled:\n    - agentguard\n")
+    env = dict(repo.env, HERMES_HOME=str(home), HERMES_ENABLE_PROJECT_PLUGINS="1")
+    checks, _ = doctor(repo, env=env, check_rc=0)
+    assert status(checks, "adapters.hermes.enabled") == "pass"
+    os.unlink(os.path.join(repo.path, ".pi", "extensions", "agentguard.ts"))
+    with open(os.path.join(repo.path, ".hermes", "plugins", "agentguard", "client.py"), "a") as fh:
+        fh.write("\n# tampered\n")
+    with open(os.path.join(repo.path, "gptme.toml"), "w") as fh:
+        fh.write("[plugins]\nenabled = []\n")
+    with open(os.path.join(repo.path, ".pi", "settings.json"), "w") as fh:
+        fh.write('{"extensions": ["!agentguard.ts"]}')
+    checks, _ = doctor(repo, check_rc=1)
+    assert "agentguard.ts is missing" in checks["adapters.pi"]["summary"]
+    assert "client.py was modified" in checks["adapters.hermes"]["summary"]
+    assert "does not enable the plugin" in checks["adapters.gptme"]["summary"]
+    assert status(checks, "adapters.pi.enabled") == "fail"
+    repo.agentguard("doctor", "--fix", check=False)
+    checks, _ = doctor(repo, check_rc=1)  # the user's .pi/settings.json is theirs to change
+    assert status(checks, "adapters.pi") == "pass" and status(checks, "adapters.hermes") == "pass"
+    assert status(checks, "adapters.gptme") == "pass" and status(checks, "adapters.pi.enabled") == "fail"
+    os.unlink(os.path.join(repo.path, ".pi", "settings.json"))
+    doctor(repo, check_rc=0)
