@@ -44,7 +44,7 @@ def decide(hook, args, state, policy, call, data):
     return None
 
 
-def run_hook(argv, ag_home=None, stderr=None):
+def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
     """Run one hook. ``argv`` = [hook, git-pid, *hook-args]. Returns the exit status.
     ``argv`` = ["check", ...] runs the decision command instead (the adapters call it here)."""
     if argv and argv[0] == "check":
@@ -61,8 +61,12 @@ def run_hook(argv, ag_home=None, stderr=None):
         args = argv[2:]
         raw_argv = gitargv.read_process_argv(pid) if pid.isdigit() else None
         call = gitargv.parse(raw_argv) if raw_argv else None
-        data = _read_stdin() if hook in ("reference-transaction", "pre-push") else b""
-        policy = load_snapshot(state.ag_home)
+        if stdin_data is not None:
+            data = stdin_data
+        else:
+            data = _read_stdin() if hook in ("reference-transaction", "pre-push") else b""
+        if policy is None:
+            policy = load_snapshot(state.ag_home)
         refusal = decide(hook, args, state, policy, call, data)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
         refusal = _broken(str(exc))

@@ -130,6 +130,13 @@ def check(
     raise typer.Exit(check_main(argv + list(ctx.args)))
 
 
+@app.command(hidden=True, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def hook(ctx: typer.Context, name: str = typer.Argument(..., help="commit, push or doctor")):
+    """Entry points of the pre-commit framework hooks (.pre-commit-hooks.yaml)."""
+    from .framework import run
+    raise typer.Exit(run(name, list(ctx.args)))
+
+
 def main():
     try:
         app()

@@ -1,0 +1,159 @@
+"""The pre-commit framework's entry points (``.pre-commit-hooks.yaml``): the same runtime, the
+same policy, messages and audit log as the native hooks, called in-process.
+
+The framework hands a pre-push hook only the first ref with something to push (through
+``PRE_COMMIT_*`` variables) and skips deletions. The ``git push`` that started it is an ancestor
+process, though, and its argv (read from /proc, parsed the way git dispatches it) says every
+destination, so ``git push origin a:main b:dev`` is still refused.
+"""
+import os
+import shlex
+
+from ..hooks import gitargv
+from ..hooks.check import decide as check_decide
+from ..hooks.main import run_hook
+from ..hooks.policy import PolicyError, load_snapshot
+from .config import effective_policy
+from .errors import AgentguardError
+from .repo import discover, remote_head_branches
+
+ZERO = "0" * 40
+
+
+def policy_for(info):
+    """The installed snapshot when there is one, else the committed config (or the default)."""
+    try:
+        return load_snapshot(info.ag_home)
+    except PolicyError:
+        policy, _ = effective_policy(info, None, remote_head_branches(info))
+        return policy
+
+
+def _home(info):
+    os.makedirs(info.ag_home, exist_ok=True)  # the audit log lives there
+    return info.ag_home
+
+
+def commit():
+    info = discover(".")
+    return run_hook(["pre-commit", str(os.getppid())], ag_home=_home(info), policy=policy_for(info))
+
+
+def push():
+    info = discover(".")
+    policy = policy_for(info)
+    env = os.environ
+    lines = []
+    remote_branch = env.get("PRE_COMMIT_REMOTE_BRANCH")
+    if remote_branch:
+        lines.append("%s %s %s %s" % (env.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD",
+                                      env.get("PRE_COMMIT_TO_REF") or ZERO, remote_branch,
+                                      env.get("PRE_COMMIT_FROM_REF") or ZERO))
+    argv = push_ancestor()
+    if argv is not None:
+        head = _head_oid(info.top)
+        for dst in protected_destinations(argv, info.top, policy):
+            deleting = _deletes(argv, dst)
+            lines.append("%s %s refs/heads/%s %s" % ("(delete)" if deleting else "HEAD", ZERO if deleting else head,
+                                                     dst, ZERO))
+    data = ("\n".join(lines) + "\n").encode() if lines else b""
+    remote = env.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    return run_hook(["pre-push", str(_git_pid(argv) or os.getppid()), remote, env.get("PRE_COMMIT_REMOTE_URL", "")],
+                    ag_home=_home(info), stdin_data=data, policy=policy)
+
+
+def _head_oid(top):
+    from .gitenv import git
+    return git(["rev-parse", "-q", "--verify", "HEAD"], cwd=top, check=False).strip() or "f" * 40
+
+
+def _deletes(argv, dst):
+    call = gitargv.parse(argv)
+    if "--delete" in call.args or "-d" in call.args:
+        return True
+    return any(a.lstrip("+") in (":" + dst, ":refs/heads/" + dst) for a in call.args)
+
+
+_PUSH = {}
+
+
+def push_ancestor():
+    """argv of the `git push` this hook runs under (walking up the process tree), or None."""
+    pid = os.getppid()
+    for _ in range(32):
+        if pid <= 1:
+            return None
+        argv = gitargv.read_process_argv(pid)
+        if argv:
+            call = gitargv.parse(argv)
+            if call.cmd == "push" and os.path.basename(argv[0]).startswith("git"):
+                _PUSH["pid"] = pid
+                return argv
+        pid = _parent(pid)
+        if pid is None:
+            return None
+    return None
+
+
+def _git_pid(argv):
+    return _PUSH.get("pid") if argv is not None else None
+
+
+def _parent(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as fh:
+            stat = fh.read().decode("utf-8", "replace")
+        return int(stat.rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def protected_destinations(argv, cwd, policy):
+    """Protected branches the `git push` ``argv`` would update, decided by the command analyser."""
+    call = gitargv.parse(argv)
+    command = "git " + " ".join(shlex.quote(w) for w in call.globals + [call.cmd] + call.args)
+    decision, rule, reason = check_decide(command=command, cwd=cwd)
+    if decision == "allow" or rule not in ("push-protected", "push-mirror", "unanalysable"):
+        return []
+    found = [b for b in _branches_named(reason) if policy.is_protected(b)]
+    return found or [policy.branches[0]]
+
+
+def _branches_named(reason):
+    import re
+    return re.findall(r"protected branch '([^']+)'", reason)
+
+
+def doctor(install=False):
+    """Pass when the full backstop is installed in this clone (optionally install it)."""
+    from . import doctor as doc
+    d = doc.Doctor(".")
+    d.run()
+    missing = [c for c in d.checks if c.status == "fail" and c.id.startswith(("install.", "hooks.", "runtime."))
+               and not c.id.endswith(".chained")]
+    if not missing:
+        return 0
+    if install:
+        from .install import apply_install, plan_install
+        apply_install(plan_install(d.info.top))
+        print("agentguard: installed the full backstop (reference-transaction and friends) in this clone")
+        return 0
+    print("agentguard: the full backstop is not installed in this clone (%s); pre-commit cannot install a "
+          "reference-transaction hook, so --no-verify and plumbing get past it. Run: agentguard install"
+          % missing[0].summary)
+    return 1
+
+
+def run(name, args):
+    try:
+        if name == "commit":
+            return commit()
+        if name == "push":
+            return push()
+        if name == "doctor":
+            return doctor(install="--install" in args)
+    except AgentguardError as exc:
+        print("agentguard: %s" % exc)
+        return 1
+    print("agentguard: unknown hook %s" % name)
+    return 2
