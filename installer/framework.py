@@ -47,8 +47,8 @@ def push():
     remote_branch = env.get("PRE_COMMIT_REMOTE_BRANCH")
     if remote_branch:
         lines.append("%s %s %s %s" % (env.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD",
-                                      env.get("PRE_COMMIT_TO_REF") or ZERO, remote_branch,
-                                      env.get("PRE_COMMIT_FROM_REF") or ZERO))
+                                      _oid(info.top, env.get("PRE_COMMIT_TO_REF")), remote_branch,
+                                      _oid(info.top, env.get("PRE_COMMIT_FROM_REF"))))
     argv = push_ancestor()
     if argv is not None:
         head = _head_oid(info.top)
@@ -63,8 +63,15 @@ def push():
 
 
 def _head_oid(top):
+    return _oid(top, "HEAD") if _oid(top, "HEAD") != ZERO else "f" * 40
+
+
+def _oid(top, rev):
+    """The object ``rev`` names (the framework passes oids; `try-repo` users may pass names)."""
     from .gitenv import git
-    return git(["rev-parse", "-q", "--verify", "HEAD"], cwd=top, check=False).strip() or "f" * 40
+    if not rev:
+        return ZERO
+    return git(["rev-parse", "-q", "--verify", rev + "^{object}"], cwd=top, check=False).strip() or ZERO
 
 
 def _deletes(argv, dst):
