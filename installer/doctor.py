@@ -50,7 +50,9 @@ class Doctor:
     def add(self, id_, status, summary, fix=None):
         self.checks.append(Check(id_, status, safe(summary, 600), fix))
 
-    def run(self):
+    def run(self, live=True):
+        """All checks; ``live=False`` skips the probes (for callers that run inside a hook)."""
+        self.live = live and os.environ.get(probes.NESTED) != "1"
         self.checks = []
         self.record = manifest_mod.load(self.info.ag_home)
         self.check_git()
@@ -217,6 +219,10 @@ class Doctor:
 
     # -- live probes -----------------------------------------------------------------------
     def check_probes(self):
+        if not self.live:
+            self.add("probe.skipped", "warn", "live probes skipped (the doctor runs inside a hook or a probe)",
+                     "agentguard doctor")
+            return
         policy = self.policy or Policy(["main", "master"])
         branch = probes.protected_probe_name(policy)
         if branch is None:

@@ -11,6 +11,7 @@ CHAINED_SUFFIX = ".agentguard-chained"
 MARKER = "# agentguard "  # second line of every script we write
 _TEMPLATE_FOR = {"pre-merge-commit": "pre-commit"}
 _ZERO40 = "0" * 40
+_ERE_SPECIAL = set(".[]()*+?{}|^$\\")
 
 
 def template(name):
@@ -33,19 +34,27 @@ def _dq(text):
 
 
 def reftx_prefilter(policy):
-    """case patterns that catch every line the runtime must see (a superset is fine, never less)."""
+    """case patterns, matched against one update line, that catch every line the runtime must
+    see (a superset is fine, never less)."""
     alts = []
     for pattern in policy.branches:
         prefix = _dq(literal_prefix(pattern))
-        if literal_prefix(pattern) == pattern:
-            alts.append('*" refs/heads/%s$ag_nl"*' % prefix)
-            alts.append('*" refs/remotes/"*"/%s$ag_nl"*' % prefix)
-        else:
-            alts.append('*" refs/heads/%s"*' % prefix)
-            alts.append('*" refs/remotes/"*"/%s"*' % prefix)
+        exact = literal_prefix(pattern) == pattern
+        alts.append('*" refs/heads/%s"%s' % (prefix, "" if exact else "*"))
+        alts.append('*" refs/remotes/"*"/%s"%s' % (prefix, "" if exact else "*"))
     # any branch deletion: `git branch -M feat main` deletes feat before main is touched
     alts.append('*"%s refs/heads/"*' % _ZERO40)
     return " | ".join(alts)
+
+
+def reftx_ere(policy):
+    """The same superset as one extended regular expression, for grep over a long transaction."""
+    names = []
+    for pattern in policy.branches:
+        prefix = "".join("\\" + c if c in _ERE_SPECIAL else c for c in literal_prefix(pattern))
+        names.append(prefix + ("" if literal_prefix(pattern) == pattern else ".*"))
+    alt = "(%s)" % "|".join(names)
+    return sh_quote(" refs/heads/%s$| refs/remotes/.+/%s$|%s refs/heads/" % (alt, alt, _ZERO40))
 
 
 def head_prefilter(policy):
@@ -68,6 +77,7 @@ def render(hook, policy, python, chained_name, chained_is_sh):
                 .replace("@VERSION@", VERSION)
                 .replace("@HOOK@", hook)
                 .replace("@PREFILTER@", reftx_prefilter(policy))
+                .replace("@ERE@", reftx_ere(policy))
                 .replace("@HEAD_PREFILTER@", head_prefilter(policy)))
     return text.encode("utf-8")
 

@@ -21,6 +21,9 @@ from .gitenv import clean_env
 ZERO = "0" * 40
 TIMEOUT = 30
 PROBE_PREFIX = "agentguard-doctor-probe"
+# Set for everything a probe runs: a hook that calls the doctor again (the pre-commit framework's
+# agentguard-doctor hook, a verifier) must not probe again, or the probes would recurse.
+NESTED = "AGENTGUARD_DOCTOR_PROBE"
 
 
 class ProbeResult:
@@ -66,6 +69,7 @@ class Sandbox:
         os.makedirs(os.path.join(objects, "info"))
         self.env = clean_env()
         self.env.update({
+            NESTED: "1",
             "GIT_OBJECT_DIRECTORY": objects,
             "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.path.join(info.common_dir, "objects"),
             "GIT_AUTHOR_NAME": "agentguard doctor", "GIT_AUTHOR_EMAIL": "doctor@agentguard.invalid",
