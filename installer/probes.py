@@ -117,19 +117,46 @@ def reference_transaction(box, branch, expect_refusal):
     return _judge(rc, err, expect_refusal, "git update-ref --stdin (prepare, abort) moving %s" % branch)
 
 
+def own_copy(box, hook_path):
+    """For accept probes: agentguard's own script (``.legacy`` when pre-commit moved it) with the
+    chained user hook switched off, so a probe never runs the user's hook in a sandbox it was not
+    written for. Refusals are probed with the real file: agentguard refuses before any chain."""
+    import re
+    from .hookscripts import is_ours
+    for path in (hook_path, hook_path + ".legacy"):
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        if is_ours(data):
+            if re.search(rb"^ag_chained=''$", data, re.M):
+                return path, ""
+            data = re.sub(rb"^ag_chained=.*$", b"ag_chained=''", data, flags=re.M)
+            copy = os.path.join(box.tmp, "hooks", os.path.basename(hook_path))
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            with open(copy, "wb") as fh:
+                fh.write(data)
+            os.chmod(copy, 0o755)
+            return copy, " (your chained hook not run)"
+    return hook_path, ""
+
+
 def pre_push(box, hook_path, branch, expect_refusal):
     commit = box.probe_commit()
     if commit is None:
         return ProbeResult(False, "could not make a probe commit")
     line = "refs/heads/%s %s refs/heads/%s %s\n" % (PROBE_PREFIX, commit, branch, ZERO)
-    rc, _, err = _run([hook_path, "origin", "agentguard-doctor-probe.invalid"], box.info.top, box.env,
+    path, note = (hook_path, "") if expect_refusal else own_copy(box, hook_path)
+    rc, _, err = _run([path, "origin", "agentguard-doctor-probe.invalid"], box.info.top, box.env,
                       line.encode())
-    return _judge(rc, err, expect_refusal, "pre-push to %s" % branch)
+    return _judge(rc, err, expect_refusal, "pre-push to %s%s" % (branch, note))
 
 
 def pre_commit(box, hook_path, branch, expect_refusal):
-    rc, _, err = _run([hook_path], box.info.top, box.head_env(branch))
-    return _judge(rc, err, expect_refusal, "pre-commit on %s" % branch)
+    path, note = (hook_path, "") if expect_refusal else own_copy(box, hook_path)
+    rc, _, err = _run([path], box.info.top, box.head_env(branch))
+    return _judge(rc, err, expect_refusal, "pre-commit on %s%s" % (branch, note))
 
 
 def _judge(rc, err, expect_refusal, what):
