@@ -2,7 +2,6 @@
 before it runs. The same rules as the backstop (one policy, one ``gitargv`` parser), plus what
 only the tool layer can stop (``--no-verify``, ``core.hooksPath``, aliases that add them)."""
 import os
-import shlex
 
 from . import gitargv
 from .repoview import UNKNOWN
@@ -123,6 +122,7 @@ def _git_cwd(call, ctx):
 
 
 def _expand_alias(alias, call, words, ctx, depth):
+    import shlex
     rest = call.args
     if alias.startswith("!"):
         shell = alias[1:] + "".join(" " + shlex.quote(a) for a in rest)
@@ -548,8 +548,8 @@ def _push(args, words, ctx):
         return
     if _has(opts, "--mirror"):
         raise Block("push-mirror", "git push --mirror")
-    protected_local = [b for b in repo.local_branches() if repo.protected(b)]
     if _has(opts, "--all", "--branches"):
+        protected_local = [b for b in repo.local_branches() if repo.protected(b)]
         if protected_local:
             raise Block("push-mirror", "git push --all carries %s" % protected_local[0])
         return
