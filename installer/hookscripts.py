@@ -44,6 +44,9 @@ def reftx_prefilter(policy):
         alts.append('*" refs/remotes/"*"/%s"%s' % (prefix, "" if exact else "*"))
     # any branch deletion: `git branch -M feat main` deletes feat before main is touched
     alts.append('*"%s refs/heads/"*' % _ZERO40)
+    # a line that is not "<old> <new> <ref>" (git never sends one): let the runtime refuse on doubt
+    alts.append('*" "*" "*" "*')
+    alts.append("[!0-9a-f]*")
     return " | ".join(alts)
 
 
@@ -54,7 +57,7 @@ def reftx_ere(policy):
         prefix = "".join("\\" + c if c in _ERE_SPECIAL else c for c in literal_prefix(pattern))
         names.append(prefix + ("" if literal_prefix(pattern) == pattern else ".*"))
     alt = "(%s)" % "|".join(names)
-    return sh_quote(" refs/heads/%s$| refs/remotes/.+/%s$|%s refs/heads/" % (alt, alt, _ZERO40))
+    return sh_quote(" refs/heads/%s$| refs/remotes/.+/%s$|%s refs/heads/|^([^ ]* ){3}|^[^0-9a-f]" % (alt, alt, _ZERO40))
 
 
 def head_prefilter(policy):
