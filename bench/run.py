@@ -183,9 +183,10 @@ def main(argv=None):
     ap.add_argument("--plot", metavar="PNG", help="write a chart of the ratios (matplotlib)")
     ap.add_argument("--json", metavar="FILE", help="write the raw results")
     ap.add_argument("--setups", default=",".join(SETUPS), help="comma-separated subset of %s" % ", ".join(SETUPS))
+    ap.add_argument("--runs", type=int, help="measured runs per set-up (default: 3 quick, 7 full)")
     args = ap.parse_args(argv)
     q = args.quick
-    runs = 3 if q else 7
+    runs = args.runs or (3 if q else 7)
     sizes = {"commits": 10 if q else 100, "rebase": 5 if q else 20, "fetch": 200 if q else 5000,
              "update_ref": 500 if q else 10000}
     setups_wanted = [s for s in args.setups.split(",") if s]
