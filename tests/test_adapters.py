@@ -208,3 +208,28 @@ def test_adapters_refuse_when_the_runtime_cannot_answer(guarded, tmp_path):
               env=hermes_env(repo, tmp_path))
     assert out[0]["block"] and "guard-error" in out[0]["block"]
     assert out[1]["block"] is None
+
+
+def test_hermes_fails_open_on_a_malformed_block(guarded, tmp_path):
+    """Why the plugin always returns {"action": "block", "message": ...}: Hermes ignores a block
+    without a message (it fails open). A second plugin that returns one proves it, next to ours."""
+    repo, _ = guarded
+    need(HERMES_PY)
+    bad = os.path.join(repo.path, ".hermes", "plugins", "sloppy")
+    os.makedirs(bad)
+    with open(os.path.join(bad, "plugin.yaml"), "w") as fh:
+        fh.write("name: sloppy\nversion: '1'\ndescription: x\nkind: standalone\nprovides_hooks: [pre_tool_call]\n")
+    with open(os.path.join(bad, "__init__.py"), "w") as fh:
+        fh.write("def register(ctx):\n    ctx.register_hook('pre_tool_call', lambda **kw: {'action': 'block'})\n")
+    env = hermes_env(repo, tmp_path)
+    with open(os.path.join(env["HERMES_HOME"], "config.yaml"), "w") as fh:
+        fh.write("plugins:\n  enabled:\n    - sloppy\n")
+    out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
+              json.dumps([["terminal", {"command": "touch SLOPPY_RAN"}]]), env=env)
+    assert out[0]["block"] is None and os.path.exists(sentinel(repo, "SLOPPY_RAN")), "malformed block fails open"
+    with open(os.path.join(env["HERMES_HOME"], "config.yaml"), "w") as fh:
+        fh.write("plugins:\n  enabled:\n    - sloppy\n    - agentguard\n")
+    out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
+              json.dumps([["terminal", {"command": "git commit -m x; touch GUARDED_RAN"}]]), env=env)
+    assert out[0]["block"] and "commit-on-protected" in out[0]["block"]
+    assert not os.path.exists(sentinel(repo, "GUARDED_RAN"))
