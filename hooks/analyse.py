@@ -12,7 +12,7 @@ import re
 
 from . import gitrules
 from .repoview import UNKNOWN, RepoView
-from .shellparse import DYN, ParseError, Pipeline, Seq, Simple, Subshell, Word, parse
+from .shellparse import DYN, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from .verdict import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
@@ -231,7 +231,7 @@ class Analyser:
                     if t.startswith("-") and t != "-":
                         i += 1
                         continue
-                    if "=" in t and gitrules_is_assignment(t):
+                    if is_assignment(t):
                         key, _, value = t.partition("=")
                         self.env_rule(key, _word(value, args[i].dynamic))
                         i += 1
@@ -457,11 +457,6 @@ GUARD_TEXT = re.compile(r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)|h
                         r"gptme(\.local)?\.toml|\.pi[/\\](extensions|settings)|\.hermes[/\\]plugins|"
                         r"\.gptme[/\\](plugins|verify)", re.I)
 RUNS_PROCESS = re.compile(r"subprocess|os\.system|popen|spawn|exec|system\s*\(|`|child_process|Process|run\(")
-
-
-def gitrules_is_assignment(text):
-    name = text.split("=", 1)[0]
-    return bool(name) and (name[0].isalpha() or name[0] == "_") and all(c.isalnum() or c == "_" for c in name)
 
 
 def _word(text, dynamic=False):

@@ -32,6 +32,13 @@ class Word:
     def __repr__(self):
         return "Word(%r%s)" % (self.text, ", dynamic" if self.dynamic else "")
 
+    def unknown(self, sub=None):
+        """Mark an expansion here (its value is unknown); ``sub``: the commands it runs."""
+        if sub is not None:
+            self.subs.append(sub)
+        self.dynamic = True
+        self.text += DYN
+
 
 class Simple:
     def __init__(self):
@@ -183,7 +190,7 @@ class _Parser:
                     raise ParseError("function definitions are not analysed")
                 raise ParseError("unexpected (")
             word = self.read_word()
-            if not simple.words and not word.quoted and _is_assignment(word.text):
+            if not simple.words and not word.quoted and is_assignment(word.text):
                 simple.assigns.append((word.text.split("=", 1)[0], _value_word(word)))
             else:
                 simple.words.append(word)
@@ -245,9 +252,7 @@ class _Parser:
             if c in _META:
                 if c in "<>" and self.s.startswith("(", self.pos + 1):
                     self.pos += 2
-                    word.subs.append(self.sub_list(")"))
-                    word.dynamic = True
-                    word.text += DYN
+                    word.unknown(self.sub_list(")"))
                     continue
                 break
             if c == "\\":
@@ -273,9 +278,7 @@ class _Parser:
                 self.read_dollar(word, in_double=False)
             elif c == "`":
                 self.pos += 1
-                word.subs.append(self.backtick())
-                word.dynamic = True
-                word.text += DYN
+                word.unknown(self.backtick())
             elif c in "*?[" or (c == "~" and self.pos == start):
                 word.text += c
                 if c == "~":
@@ -306,9 +309,7 @@ class _Parser:
                 self.read_dollar(word, in_double=True)
             elif c == "`":
                 self.pos += 1
-                word.subs.append(self.backtick())
-                word.dynamic = True
-                word.text += DYN
+                word.unknown(self.backtick())
             else:
                 word.text += c
                 self.pos += 1
@@ -323,18 +324,14 @@ class _Parser:
         elif s.startswith("$((", i):
             self.pos = i + 3
             self.read_balanced("(", ")", depth=2)
-            word.dynamic = True
-            word.text += DYN
+            word.unknown()
         elif nxt == "(":
             self.pos = i + 2
-            word.subs.append(self.sub_list(")"))
-            word.dynamic = True
-            word.text += DYN
+            word.unknown(self.sub_list(")"))
         elif nxt == "{":
             self.pos = i + 2
             self.read_balanced("{", "}", depth=1)
-            word.dynamic = True
-            word.text += DYN
+            word.unknown()
         elif nxt and (nxt.isalnum() or nxt in "_@*#?$!-"):
             j = i + 1
             if nxt.isalpha() or nxt == "_":
@@ -343,8 +340,7 @@ class _Parser:
             else:
                 j += 1
             self.pos = j
-            word.dynamic = True
-            word.text += DYN
+            word.unknown()
         else:
             word.text += "$"
             self.pos = i + 1
@@ -440,7 +436,7 @@ class _Parser:
         self.pos = len(self.s) if nl < 0 else nl
 
 
-def _is_assignment(text):
+def is_assignment(text):
     name, sep, _ = text.partition("=")
     return bool(sep) and bool(name) and (name[0].isalpha() or name[0] == "_") and \
         all(c.isalnum() or c == "_" for c in name)

@@ -49,7 +49,7 @@ def push():
         lines.append("%s %s %s %s" % (env.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD",
                                       _oid(info.top, env.get("PRE_COMMIT_TO_REF")), remote_branch,
                                       _oid(info.top, env.get("PRE_COMMIT_FROM_REF"))))
-    argv = push_ancestor()
+    git_pid, argv = push_ancestor()
     if argv is not None:
         head = _head_oid(info.top)
         for dst in protected_destinations(argv, info.top, policy):
@@ -58,7 +58,7 @@ def push():
                                                      dst, ZERO))
     data = ("\n".join(lines) + "\n").encode() if lines else b""
     remote = env.get("PRE_COMMIT_REMOTE_NAME") or "origin"
-    return run_hook(["pre-push", str(_git_pid(argv) or os.getppid()), remote, env.get("PRE_COMMIT_REMOTE_URL", "")],
+    return run_hook(["pre-push", str(git_pid or os.getppid()), remote, env.get("PRE_COMMIT_REMOTE_URL", "")],
                     ag_home=_home(info), stdin_data=data, policy=policy)
 
 
@@ -81,29 +81,20 @@ def _deletes(argv, dst):
     return any(a.lstrip("+") in (":" + dst, ":refs/heads/" + dst) for a in call.args)
 
 
-_PUSH = {}
-
-
 def push_ancestor():
-    """argv of the `git push` this hook runs under (walking up the process tree), or None."""
+    """(pid, argv) of the `git push` this hook runs under (walking up the process tree), or
+    (None, None)."""
     pid = os.getppid()
     for _ in range(32):
-        if pid <= 1:
-            return None
+        if pid is None or pid <= 1:
+            return None, None
         argv = gitargv.read_process_argv(pid)
         if argv:
             call = gitargv.parse(argv)
             if call.cmd == "push" and os.path.basename(argv[0]).startswith("git"):
-                _PUSH["pid"] = pid
-                return argv
+                return pid, argv
         pid = _parent(pid)
-        if pid is None:
-            return None
-    return None
-
-
-def _git_pid(argv):
-    return _PUSH.get("pid") if argv is not None else None
+    return None, None
 
 
 def _parent(pid):
