@@ -67,7 +67,11 @@ def install(
                 typer.echo("  " + line)
             typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
             return
-        apply_install(plan)
+        plan = apply_install(plan)
+        if not plan.actions:
+            typer.echo("agentguard: already installed in %s; nothing changed" % where)
+            typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
+            return
         typer.echo("agentguard: installed in %s" % where)
         for line in describe(plan):
             typer.echo("  " + line.replace("write ", "wrote ", 1).replace("keep ", "kept ", 1))

@@ -92,7 +92,11 @@ class Doctor:
                      "(no %s)" % self.info.display(os.path.join(self.info.ag_home, manifest_mod.NAME)),
                      "agentguard install")
             return
-        self.add("install.manifest", "pass", "installed by agentguard %s" % self.record.get("version", "?"))
+        if manifest_mod.interrupted(self.record):
+            self.add("install.manifest", "fail", "an install was interrupted before it finished; some files may "
+                     "still be the old ones", "agentguard install   # completes it")
+        else:
+            self.add("install.manifest", "pass", "installed by agentguard %s" % self.record.get("version", "?"))
         recorded = os.path.realpath(self.record.get("hooks_dir", ""))
         if recorded != self.info.hooks_dir:
             self.add("hooks.location", "fail", "git reads hooks from %s but agentguard installed them in %s"

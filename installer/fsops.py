@@ -1,6 +1,7 @@
 """Every file the installer writes or removes goes through here: atomic, inside its root."""
 import hashlib
 import os
+import re
 import stat
 import tempfile
 
@@ -28,11 +29,32 @@ def file_mode(path):
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
+TEMP_PREFIX = ".agentguard-tmp-"
+_TEMP_NAME = re.compile(r"\A\.agentguard-tmp-[a-z0-9_]{8}\Z")  # mkstemp: the prefix and 8 characters
+
+
+def remove_stale_temps(directory):
+    """Remove temp files an install killed between write and rename left in ``directory``.
+
+    Only called under the install lock, so no other install is writing them now."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    removed = []
+    for name in names:
+        path = os.path.join(directory, name)
+        if _TEMP_NAME.match(name) and stat.S_ISREG(os.lstat(path).st_mode):
+            os.unlink(path)
+            removed.append(path)
+    return removed
+
+
 def atomic_write(path, data, mode=0o644):
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never half."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".agentguard-", dir=directory)
+    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)

@@ -12,7 +12,8 @@ from ..hooks.version import VERSION
 from . import adapters, manifest
 from .config import effective_policy
 from .errors import AgentguardError
-from .fsops import InstallLock, atomic_write, contained, copy_exact, file_mode, read_regular, sha256_bytes
+from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_regular, remove_stale_temps,
+                    sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
 from .repo import discover, remote_head_branches
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
@@ -36,6 +37,7 @@ class Plan:
     actions: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     record: dict = field(default_factory=dict)
+    request: tuple = ()  # plan_install's arguments, to plan again under the lock
 
 
 def interpreter():
@@ -53,7 +55,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     warnings = []
     if policy is None:
         policy, warnings = effective_policy(info, protect, remote_head_branches(info))
-    plan = Plan(info, policy, warnings=list(warnings))
+    plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses))
     python = interpreter()
     home = info.ag_home
 
@@ -79,7 +81,8 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     adapter_record, toml_record = _plan_adapters(plan, harnesses, want)
     plan.record = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
                    "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
-                   "adapters": adapter_record, "gptme_toml": toml_record}
+                   "adapters": adapter_record, "gptme_toml": toml_record,
+                   "created_dirs": _created_dirs(info, adapter_record)}
     if plan.actions or manifest.load(home) != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
@@ -127,6 +130,21 @@ def _plan_adapters(plan, harnesses, want):
     return record, toml_record
 
 
+def _created_dirs(info, adapter_record):
+    """The work-tree directories install creates for adapter files (and those an earlier install
+    created), so that uninstall removes exactly those, and only when they are empty."""
+    previous = manifest.load(info.ag_home) or {}
+    dirs = {d for d in previous.get("created_dirs") or [] if isinstance(d, str)}
+    for rel in adapter_record:
+        rel = os.path.dirname(rel)
+        while rel:
+            if os.path.lexists(contained(info.top, rel)) and rel not in dirs:
+                break
+            dirs.add(rel)
+            rel = os.path.dirname(rel)
+    return sorted(dirs)
+
+
 def _plan_hook(plan, hook, python):
     info = plan.info
     target = os.path.join(info.hooks_dir, hook)
@@ -162,15 +180,43 @@ def _plan_hook(plan, hook, python):
 
 
 def apply_install(plan):
+    """Write the plan. The manifest is written first, marked ``installing`` and accepting what the
+    previous install wrote as well, so a kill at any moment leaves a state that a re-run of install
+    completes and uninstall understands (every file is written atomically: old or new, never half).
+    Returns the plan that was applied."""
     with InstallLock(plan.info.ag_home):
+        # plan again under the lock: another install or uninstall may have run since this plan was
+        # made, and a stale "keep the user's hook" step would chain our own hook to itself
+        plan = plan_install(*plan.request)
+        info = plan.info
+        if not plan.actions:
+            return plan
+        for directory in _write_dirs(info, plan.record):
+            remove_stale_temps(directory)
+        manifest.save(info.ag_home, manifest.intent(plan.record, manifest.load(info.ag_home)))
         for action in plan.actions:
             if action.kind == "chain":
                 copy_exact(action.note, action.path)
         for action in plan.actions:
             if action.kind == "write" and action.note != "manifest":
                 atomic_write(action.path, action.data, action.mode)
-        compile_runtime(os.path.join(plan.info.ag_home, RUNTIME_DIR))
-        manifest.save(plan.info.ag_home, plan.record)
+        compile_runtime(os.path.join(info.ag_home, RUNTIME_DIR))
+        manifest.save(info.ag_home, plan.record)
+    return plan
+
+
+def _write_dirs(info, record):
+    """Every directory install writes into (where a killed install may have left a temp file)."""
+    dirs = {info.hooks_dir, info.ag_home, info.top}
+    runtime = os.path.join(info.ag_home, RUNTIME_DIR)
+    for rel in runtime_files():
+        dirs.add(os.path.dirname(os.path.join(runtime, rel)))
+    for rel in set(record.get("adapters") or {}) | {r for h in adapters.HARNESSES for r, _, _ in adapters.FILES[h]}:
+        try:
+            dirs.add(os.path.dirname(contained(info.top, rel)))
+        except AgentguardError:
+            continue
+    return sorted(dirs)
 
 
 def uninstall(path):
@@ -180,9 +226,10 @@ def uninstall(path):
     done, warnings = [], []
     with InstallLock(home):
         record = manifest.load(home) or {}
+        for directory in _write_dirs(info, record):
+            remove_stale_temps(directory)
         for hook in HOOK_NAMES:
-            recorded = (record.get("hooks") or {}).get(hook, {}).get("sha256")
-            _uninstall_hook(info, hook, recorded, done, warnings)
+            _uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
         _uninstall_adapters(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         for name in (SNAPSHOT_NAME, manifest.NAME, "check"):
@@ -205,7 +252,7 @@ def _uninstall_hook(info, hook, recorded, done, warnings):
             continue
         if data is None or not is_ours(data):
             continue
-        if recorded and sha256_bytes(data) != recorded:
+        if recorded and sha256_bytes(data) not in recorded:
             warnings.append("%s changed since install; left in place (remove it yourself if it is no longer "
                             "wanted)" % info.display(place))
             return
@@ -217,12 +264,25 @@ def _uninstall_hook(info, hook, recorded, done, warnings):
             done.append("removed %s" % info.display(place))
         return
     if os.path.lexists(chained):
+        if _same_file_content(target, chained):
+            # install was stopped after keeping a copy of this hook and before replacing it
+            os.unlink(chained)
+            done.append("removed %s (a copy of %s)" % (info.display(chained), info.display(target)))
+            return
         warnings.append("%s is not agentguard's; your earlier %s hook stays in %s"
                         % (info.display(target), hook, info.display(chained)))
 
 
+def _same_file_content(a, b):
+    try:
+        data = read_regular(a)
+        return data is not None and data == read_regular(b) and file_mode(a) == file_mode(b)
+    except AgentguardError:
+        return False
+
+
 def _uninstall_adapters(info, record, done, warnings):
-    for rel, digest in sorted((record.get("adapters") or {}).items()):
+    for rel in sorted(record.get("adapters") or {}):
         try:
             path = contained(info.top, rel)
             data = read_regular(path)
@@ -231,13 +291,13 @@ def _uninstall_adapters(info, record, done, warnings):
             continue
         if data is None:
             continue
-        if sha256_bytes(data) != digest:
+        if sha256_bytes(data) not in manifest.accepted(record, "adapters", rel):
             warnings.append("%s changed since install; left in place" % rel)
             continue
         os.unlink(path)
         done.append("removed %s" % rel)
-    for rel in sorted({os.path.dirname(r) for r in (record.get("adapters") or {})}, key=len, reverse=True):
-        _prune_dirs(info.top, rel)
+    for rel in sorted(record.get("created_dirs") or [], key=lambda r: (r.count("/"), r), reverse=True):
+        _remove_empty_dir(info, rel)
     toml = record.get("gptme_toml")
     if toml:
         try:
@@ -246,28 +306,34 @@ def _uninstall_adapters(info, record, done, warnings):
         except AgentguardError as exc:
             warnings.append(str(exc))
             return
-        if data is None or sha256_bytes(data) != toml["sha256"]:
+        original = base64.b64decode(toml["original"]) if toml.get("original") is not None else None
+        if data == original:
+            pass  # install was stopped before it merged gptme.toml
+        elif data is None or sha256_bytes(data) != toml["sha256"]:
             warnings.append("gptme.toml changed since install; remove the agentguard plugin entries by hand")
-        elif toml.get("original") is None:
+        elif original is None:
             os.unlink(path)
             done.append("removed gptme.toml")
         else:
-            atomic_write(path, base64.b64decode(toml["original"]), file_mode(path))
+            atomic_write(path, original, file_mode(path))
             done.append("restored gptme.toml")
 
 
-def _prune_dirs(top, rel):
-    """Remove ``rel`` and its parents while they are empty (and our own __pycache__)."""
-    while rel and rel not in (".", os.sep):
-        path = os.path.join(top, rel)
-        cache = os.path.join(path, "__pycache__")
-        if os.path.isdir(cache) and not os.path.islink(cache):
-            shutil.rmtree(cache, ignore_errors=True)
-        try:
-            os.rmdir(path)
-        except OSError:
-            return
-        rel = os.path.dirname(rel)
+def _remove_empty_dir(info, rel):
+    """Remove a directory install created, if it is empty (our own __pycache__ aside)."""
+    try:
+        path = contained(info.top, rel)
+    except AgentguardError:
+        return
+    if os.path.islink(path) or not os.path.isdir(path):
+        return
+    cache = os.path.join(path, "__pycache__")
+    if os.path.isdir(cache) and not os.path.islink(cache):
+        shutil.rmtree(cache, ignore_errors=True)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass  # not empty: something of the user's is in it
 
 
 def describe(plan):

@@ -26,3 +26,32 @@ def load(ag_home):
 def save(ag_home, data):
     data = dict(data, format=FORMAT)
     atomic_write(os.path.join(ag_home, NAME), (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+
+
+INSTALLING = "installing"
+
+
+def intent(record, previous):
+    """The manifest written before install changes anything: the new record, marked ``installing``,
+    that also accepts every hash the previous (complete or interrupted) install recorded, so that
+    uninstall recognises a file this install has not rewritten yet."""
+    accept = {}
+    for kind in ("hooks", "adapters"):
+        table = {}
+        for key in set((previous or {}).get(kind) or {}) | set(record.get(kind) or {}):
+            table[key] = sorted(accepted(previous or {}, kind, key))
+        accept[kind] = table
+    return dict(record, state=INSTALLING, accept=accept)
+
+
+def accepted(record, kind, key):
+    """The hashes of ``kind`` (hooks/adapters) entry ``key`` that are agentguard's own."""
+    entry = (record.get(kind) or {}).get(key)
+    digest = entry.get("sha256") if isinstance(entry, dict) else entry
+    found = {digest} if isinstance(digest, str) else set()
+    extra = ((record.get("accept") or {}).get(kind) or {}).get(key) or []
+    return found | {d for d in extra if isinstance(d, str)}
+
+
+def interrupted(record):
+    return bool(record) and record.get("state") == INSTALLING

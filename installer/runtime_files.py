@@ -2,6 +2,7 @@
 import importlib.util
 import os
 import py_compile
+import re
 from importlib import resources
 
 RUNTIME_DIR = "runtime"
@@ -19,11 +20,21 @@ def runtime_files():
     return files
 
 
+_COMPILE_TEMP = re.compile(r"\.pyc\.[0-9]+\Z")
+
+
 def compile_runtime(root):
     """Byte-compile the runtime with the hooks' interpreter, so that hooks (run with ``-B``) never
-    write to the repository and start fast."""
+    write to the repository and start fast. Removes the temp files of a compile a kill interrupted."""
     hooks = os.path.join(root, "hooks")
+    cache = os.path.join(hooks, "__pycache__")
+    for name in os.listdir(cache) if os.path.isdir(cache) else ():
+        if _COMPILE_TEMP.search(name):  # importlib writes <name>.pyc.<number>, then renames it
+            os.unlink(os.path.join(cache, name))
     for name in sorted(os.listdir(hooks)):
         if name.endswith(".py"):
             src = os.path.join(hooks, name)
-            py_compile.compile(src, cfile=importlib.util.cache_from_source(src), doraise=True)
+            # hash-checked: the same bytes at every install (no timestamps), and a changed source is
+            # never shadowed by a stale .pyc
+            py_compile.compile(src, cfile=importlib.util.cache_from_source(src), doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
