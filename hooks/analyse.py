@@ -12,13 +12,12 @@ import re
 
 from . import gitrules
 from .repoview import UNKNOWN, RepoView
-from .shellparse import DYN, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
+from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from .verdict import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
 INVOLVES = re.compile(r"\bgit\b|\bgit-|\.git\b|hookspath|agentguard|\.pi[/\\]|\.hermes|\.gptme|gptme\.toml|"
                       r"packed-refs|refs/heads|husky|pre-commit|update-ref", re.I)
-RESERVED = {"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!", "time", "in"}
 SKIP_WHOLE = {"for", "select", "function", "case", "esac"}
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "yash"}
 INTERPRETERS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
@@ -151,6 +150,9 @@ class Analyser:
             return
         while words and words[0].text in RESERVED and not words[0].quoted:
             words.pop(0)
+            while words and not words[0].quoted and is_assignment(words[0].text):  # `{ x=$(...); }`
+                name, _, value = words.pop(0).text.partition("=")
+                self.env_rule(name, value)
         words = self.unwrap(words, state)
         if not words:
             return
@@ -489,10 +491,15 @@ def _text_of(node):
 
 def _literal_output(node, state):
     """What ``node`` writes to a pipe, when it is a literal echo/printf/cat (else None)."""
-    if not isinstance(node, Simple) or not node.words:
+    if not isinstance(node, Simple):
         return None
-    name = os.path.basename(node.words[0].text)
-    args = node.words[1:]
+    words = node.words
+    while words and words[0].text in RESERVED and not words[0].quoted:  # `{ echo ...; } | sh`
+        words = words[1:]
+    if not words:
+        return None
+    name = os.path.basename(words[0].text)
+    args = words[1:]
     if any(DYN in a.text for a in args):
         return None
     if name == "echo":

@@ -19,6 +19,10 @@ class ParseError(Exception):
     pass
 
 
+class TooDeep(ParseError):
+    """Nesting beyond MAX_DEPTH: never retried another way."""
+
+
 class Word:
     """One shell word: ``text`` with quotes removed; ``dynamic`` when it holds an expansion."""
 
@@ -68,6 +72,9 @@ class Seq:
         self.items = items
 
 
+# Reserved words the analyser steps over; those that can come before a command on its line.
+RESERVED = frozenset({"if", "then", "else", "elif", "fi", "do", "done", "while", "until", "{", "}", "!", "time", "in"})
+OPENING_WORDS = RESERVED - {"fi", "done", "}", "in"}
 DYN = "\x00"  # stands in the text of a Word wherever an expansion's value is unknown
 _OPS = ("&&", "||", ";;", "|&", ";", "&", "|", "\n")
 _REDIRS = ("&>>", "<<<", "<<-", ">>", "<<", "<&", ">&", "<>", ">|", "&>", "<", ">")
@@ -87,7 +94,7 @@ def parse(text):
 class _Parser:
     def __init__(self, s, depth):
         if depth > MAX_DEPTH:
-            raise ParseError("nested too deeply")
+            raise TooDeep("nested too deeply")
         self.s = s
         self.pos = 0
         self.depth = depth
@@ -148,7 +155,17 @@ class _Parser:
 
     def parse_command(self, end):
         self.skip_blanks()
-        if self.s.startswith("((", self.pos):  # arithmetic command
+        if self.s.startswith("((", self.pos):
+            # bash reads `((...))` as arithmetic, POSIX sh as two subshells: `((git commit))` runs
+            # git in dash. Analyse it as commands when it parses as such (arithmetic is harmless
+            # either way), as arithmetic only when it does not.
+            start = self.pos
+            try:
+                return self.parse_subshell()
+            except TooDeep:
+                raise
+            except ParseError:
+                self.pos = start
             self.pos += 2
             self.read_balanced("(", ")", depth=2)
             simple = Simple()
@@ -158,16 +175,7 @@ class _Parser:
             simple.words.append(w)
             return simple
         if self.s.startswith("(", self.pos):
-            self.pos += 1
-            sub = _Parser(self.s, self.depth + 1)
-            sub.pos = self.pos
-            body = sub.parse_list(end=")")
-            if not self.s.startswith(")", sub.pos):
-                raise ParseError("unclosed (")
-            self.pos = sub.pos + 1
-            node = Subshell(body)
-            self.parse_trailing_redirects(Simple())
-            return node
+            return self.parse_subshell()
         simple = Simple()
         while True:
             self.skip_blanks()
@@ -184,6 +192,9 @@ class _Parser:
             if c in "\n;&|)" or (end and c == end):
                 break
             if c == "(":
+                if simple.words and not simple.assigns and not simple.redirects and all(
+                        w.text in OPENING_WORDS and not w.quoted for w in simple.words):
+                    return self.parse_command(end)  # `{ (cd x && ...); }`, `if (...)`, `! (...)`
                 if simple.words and simple.words[-1].text.endswith("="):
                     raise ParseError("array assignment")
                 if simple.words:  # `name() {` function definition, or a stray paren
@@ -195,6 +206,18 @@ class _Parser:
             else:
                 simple.words.append(word)
         return simple
+
+    def parse_subshell(self):
+        self.pos += 1
+        sub = _Parser(self.s, self.depth + 1)
+        sub.pos = self.pos
+        body = sub.parse_list(end=")")
+        if not self.s.startswith(")", sub.pos):
+            raise ParseError("unclosed (")
+        self.pos = sub.pos + 1
+        node = Subshell(body)
+        self.parse_trailing_redirects(Simple())
+        return node
 
     def parse_trailing_redirects(self, simple):
         while True:
