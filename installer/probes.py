@@ -92,14 +92,27 @@ class Sandbox:
         """Environment whose HEAD is ``refs/heads/<branch>``, sharing the repository's common dir."""
         gd = os.path.join(self.tmp, "gitdir-" + str(abs(hash(branch))))
         os.makedirs(gd, exist_ok=True)
-        with open(os.path.join(gd, "HEAD"), "w") as fh:
-            fh.write("ref: refs/heads/%s\n" % branch)
         with open(os.path.join(gd, "commondir"), "w") as fh:
             fh.write(self.info.common_dir + "\n")
         env = dict(self.env)
         env["GIT_DIR"] = gd
         env["GIT_WORK_TREE"] = self.info.top
+        if self.reftable():
+            # per-worktree refs live in <gitdir>/reftable; HEAD is a stub, set through git
+            os.makedirs(os.path.join(gd, "reftable"), exist_ok=True)
+            os.makedirs(os.path.join(gd, "refs"), exist_ok=True)
+            open(os.path.join(gd, "reftable", "tables.list"), "w").close()
+            with open(os.path.join(gd, "HEAD"), "w") as fh:
+                fh.write("ref: refs/heads/.invalid\n")
+            _run(["git", "symbolic-ref", "HEAD", "refs/heads/" + branch], self.info.top, env)
+        else:
+            with open(os.path.join(gd, "HEAD"), "w") as fh:
+                fh.write("ref: refs/heads/%s\n" % branch)
         return env
+
+    def reftable(self):
+        rc, out, _ = _run(["git", "config", "--get", "extensions.refstorage"], self.info.top, self.env)
+        return rc == 0 and out.strip().lower() == b"reftable"
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)

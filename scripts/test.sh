@@ -1,9 +1,12 @@
 #!/bin/sh
-# Install everything the test suite drives for real, then run it. Arguments go to pytest.
+# Install everything the test suite drives for real, then run it twice: against the system git and
+# against git 2.47 built from Debian trixie's source (scripts/newer-git.sh, cached outside the clone).
+# Arguments go to pytest.
 #   .venv          agentguard with its test extras (pytest, hypothesis, pre-commit)
 #   .venv-hermes   hermes-agent from PyPI      .venv-gptme   gptme from PyPI
 #   .venv-precommit-min   pre-commit 3.2.0, the minimum .pre-commit-hooks.yaml declares
 #   tests/node     pi and husky from npm
+#   AGENTGUARD_TEST_GITS   which gits to run against: "system newer" (default), "system" or "newer"
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh '.[test]'
@@ -13,4 +16,16 @@ for h in "hermes:hermes-agent==0.19.0" "gptme:gptme==0.35.1" "precommit-min:pre-
 	"$dir/bin/python" -m pip install -q --disable-pip-version-check "${h#*:}"
 done
 npm ci --prefix tests/node --no-audit --no-fund --silent
-exec .venv/bin/python -m pytest "$@"
+gits="${AGENTGUARD_TEST_GITS:-system newer}"
+case " $gits " in *" newer "*) newer=$(sh scripts/newer-git.sh) ;; esac
+status=0
+for which in $gits; do
+	case "$which" in
+	system) path="$PATH" ;;
+	newer) path="$newer:$PATH" ;;
+	*) echo "AGENTGUARD_TEST_GITS: unknown git '$which'" >&2; exit 2 ;;
+	esac
+	echo "== the whole suite against $(PATH="$path" git --version)"
+	PATH="$path" .venv/bin/python -m pytest "$@" || status=$?
+done
+exit "$status"

@@ -46,3 +46,9 @@ def guarded(make_repo):
     return repo, bare
 
 
+
+
+def pytest_report_header(config):
+    proc = subprocess.run(["git", "--version"], capture_output=True, text=True)
+    return "git: %s (%s)" % (proc.stdout.strip(), subprocess.run(["sh", "-c", "command -v git"], capture_output=True,
+                                                                 text=True).stdout.strip())
