@@ -226,6 +226,14 @@ def uninstall(path):
     done, warnings = [], []
     with InstallLock(home):
         record = manifest.load(home) or {}
+        leftovers = [rel for h in adapters.HARNESSES for rel, _, _ in adapters.FILES[h]
+                     if os.path.lexists(os.path.join(info.top, rel))]
+        if not record and leftovers:
+            if os.path.lexists(os.path.join(info.top, adapters.GPTME_TOML)):
+                leftovers.append(adapters.GPTME_TOML + " (its agentguard entries)")
+            warnings.append("no record of what install wrote (%s is missing): hooks are recognised by their "
+                            "header, but %s are left in place; remove them by hand"
+                            % (info.display(os.path.join(home, manifest.NAME)), safe_list(leftovers)))
         for directory in _write_dirs(info, record):
             remove_stale_temps(directory)
         for hook in HOOK_NAMES:
@@ -253,8 +261,10 @@ def _uninstall_hook(info, hook, recorded, done, warnings):
         if data is None or not is_ours(data):
             continue
         if recorded and sha256_bytes(data) not in recorded:
+            kept = ("; your earlier %s hook is in %s" % (hook, info.display(chained))
+                    if os.path.lexists(chained) else "")
             warnings.append("%s changed since install; left in place (remove it yourself if it is no longer "
-                            "wanted)" % info.display(place))
+                            "wanted)%s" % (info.display(place), kept))
             return
         if os.path.lexists(chained):
             os.replace(chained, place)
