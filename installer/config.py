@@ -54,8 +54,10 @@ def read_config(top):
     return branches, warnings
 
 
-def effective_policy(info, protect_option, remote_heads):
-    """--protect beats the committed config, which beats the default (main, master, remote HEADs)."""
+def effective_policy(info, protect_option, remote_heads, refs=()):
+    """--protect beats the committed config, which beats the default (main, master, remote HEADs).
+    ``refs``: the repository's branch and remote-tracking refs, to warn about a pattern that
+    matches none of them (a typo protects nothing today)."""
     warnings = []
     if protect_option:
         branches, source = list(protect_option), "--protect"
@@ -75,6 +77,11 @@ def effective_policy(info, protect_option, remote_heads):
         policy = Policy(branches, source)
     except PolicyError as exc:
         raise AgentguardError("%s: %s" % (source, safe(str(exc), 200)))
+    if source != "default" and refs:
+        for pattern in policy.branches:
+            if not any(Policy([pattern]).classify(ref) for ref in refs):
+                warnings.append("pattern %r (%s) matches no branch here yet; check its spelling (it will protect "
+                                "a branch of that name when one appears)" % (safe(pattern, 80), source))
     unprotected = [h for h in remote_heads if not policy.is_protected(h)]
     for name in unprotected:
         warnings.append("the remote's default branch %r is not protected by %s" % (safe(name, 80), source))

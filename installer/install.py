@@ -15,7 +15,7 @@ from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_regular, remove_stale_temps,
                     sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
-from .repo import discover, remote_head_branches
+from .repo import branch_refs, discover, remote_head_branches
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 HOOK_MODE = 0o755
@@ -54,7 +54,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     harnesses = list(adapters.HARNESSES) if harnesses is None else list(harnesses)
     warnings = []
     if policy is None:
-        policy, warnings = effective_policy(info, protect, remote_head_branches(info))
+        policy, warnings = effective_policy(info, protect, remote_head_branches(info), branch_refs(info))
     plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses))
     python = interpreter()
     home = info.ag_home

@@ -61,3 +61,8 @@ def remote_head_branches(info):
         if target.startswith(prefix) and target[len(prefix):] not in found:
             found.append(target[len(prefix):])
     return found
+
+
+def branch_refs(info):
+    """Every local branch and remote-tracking ref, as full names."""
+    return git(["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/remotes/"], cwd=info.top).split()

@@ -5,6 +5,7 @@ import stat
 
 import pytest
 
+from helpers import Git, refused
 from test_install import tree_snapshot
 
 
@@ -65,3 +66,31 @@ def test_symlink_inside_the_repository_is_fine(make_repo):
     os.symlink(os.path.join(repo.path, "config", "pi"), os.path.join(repo.path, ".pi"))
     repo.agentguard("install")
     assert os.path.isfile(os.path.join(repo.path, "config", "pi", "extensions", "agentguard.ts"))
+
+
+def test_submodule_with_a_dot_git_file(make_repo, tmp_path):
+    """A submodule's `.git` is a file pointing into the superproject's `.git/modules/`: install follows
+    it (hooks where git reads them for the submodule), writes adapters in the submodule's work tree,
+    and the submodule's main is protected; the superproject is untouched."""
+    sub_origin, _ = make_repo("subsrc", remote=False, install=False)
+    repo, _ = make_repo(install=False)
+    repo.run("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub_origin.path, "sub")
+    sub = Git(os.path.join(repo.path, "sub"), repo.env)
+    assert os.path.isfile(os.path.join(sub.path, ".git"))
+    super_hooks = sorted(os.listdir(os.path.join(repo.path, ".git", "hooks")))
+    sub.agentguard("install")
+    hooks_dir = sub.run("rev-parse", "--git-path", "hooks").stdout.strip()
+    hooks_dir = os.path.normpath(os.path.join(sub.path, hooks_dir))
+    assert hooks_dir.startswith(os.path.join(repo.path, ".git", "modules"))
+    assert os.path.exists(os.path.join(hooks_dir, "reference-transaction"))
+    assert os.path.exists(os.path.join(sub.path, ".pi", "extensions", "agentguard.ts"))
+    assert sorted(os.listdir(os.path.join(repo.path, ".git", "hooks"))) == super_hooks
+    main = sub.rev("main")
+    with open(os.path.join(sub.path, "s.txt"), "w") as fh:
+        fh.write("s\n")
+    sub.run("add", "s.txt")
+    sub.run("checkout", "-q", "main")
+    proc = sub.run("commit", "-q", "--no-verify", "-m", "on the submodule's main", check=False)
+    assert refused(proc) and sub.rev("main") == main
+    assert sub.staged() == ["s.txt"]
+    assert sub.agentguard("doctor", check=False).returncode == 0

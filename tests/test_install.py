@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from helpers import Git, agentguard, refused
+from helpers import AGENTGUARD, Git, agentguard, refused
 
 HOOKS = ["pre-commit", "pre-merge-commit", "pre-rebase", "pre-push", "reference-transaction"]
 
@@ -149,6 +149,17 @@ def test_bad_config_is_a_clear_error(make_repo, content, needle):
     assert not os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-commit"))
 
 
+def test_a_pattern_that_matches_no_branch_warns(make_repo):
+    repo, _ = make_repo(install=False)
+    with open(os.path.join(repo.path, ".agentguard.toml"), "w") as fh:
+        fh.write('[protect]\nbranches = ["main", "relase/*"]\n')
+    proc = repo.agentguard("install")
+    assert "'relase/*'" in proc.stderr and "matches no branch" in proc.stderr
+    assert "'main'" not in proc.stderr
+    proc = repo.agentguard("install", "--protect", "mian", "--protect", "main", "--dry-run")
+    assert "'mian'" in proc.stderr and "matches no branch" in proc.stderr
+
+
 def test_unknown_config_keys_warn(make_repo):
     repo, _ = make_repo(install=False)
     with open(os.path.join(repo.path, ".agentguard.toml"), "w") as fh:
@@ -201,8 +212,10 @@ def test_version_help_and_completion(env, tmp_path):
     assert proc.stdout.strip() == "agentguard %s" % __version__
     proc = agentguard("--help", cwd=str(tmp_path), env=env)
     assert "install" in proc.stdout and "uninstall" in proc.stdout
-    proc = agentguard("--show-completion", cwd=str(tmp_path), env=dict(env, SHELL="/bin/bash"))
-    assert "complete" in proc.stdout
+    # typer detects the shell from the parent process: run it from bash, as a bash user would
+    proc = subprocess.run(["bash", "-c", '"$0" --show-completion; exit $?', AGENTGUARD], cwd=str(tmp_path),
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "complete -o" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_hooks_keep_working_when_the_package_is_gone(make_repo):
