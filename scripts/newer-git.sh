@@ -26,8 +26,12 @@ work="$cache/src"
 rm -rf "$work"
 mkdir -p "$work"
 (cd "$work" && apt-get source -qq --download-only "git=$version" >&2 && dpkg-source -x git_*.dsc git >&2)
-make -C "$work/git" -j"$(nproc)" prefix="$prefix" NO_TCLTK=1 NO_PERL=1 NO_PYTHON=1 \
-	USE_LIBPCRE2=1 INSTALL_SYMLINKS=1 all install >&2
+echo "building git $version into $prefix (log: $cache/build.log)" >&2
+if ! make -C "$work/git" -j"$(nproc)" prefix="$prefix" NO_TCLTK=1 NO_PERL=1 NO_PYTHON=1 \
+	USE_LIBPCRE2=1 INSTALL_SYMLINKS=1 all install >"$cache/build.log" 2>&1; then
+	tail -n 40 "$cache/build.log" >&2
+	exit 1
+fi
 rm -rf "$work"
 "$prefix/bin/git" --version >&2
 echo "$prefix/bin"
