@@ -136,12 +136,10 @@ def _created_dirs(info, adapter_record):
     previous = manifest.load(info.ag_home) or {}
     dirs = {d for d in previous.get("created_dirs") or [] if isinstance(d, str)}
     for rel in adapter_record:
-        rel = os.path.dirname(rel)
-        while rel:
-            if os.path.lexists(contained(info.top, rel)) and rel not in dirs:
+        for parent in _parents(rel):
+            if os.path.lexists(contained(info.top, parent)) and parent not in dirs:
                 break
-            dirs.add(rel)
-            rel = os.path.dirname(rel)
+            dirs.add(parent)
     return sorted(dirs)
 
 
@@ -306,7 +304,10 @@ def _uninstall_adapters(info, record, done, warnings):
             continue
         os.unlink(path)
         done.append("removed %s" % rel)
-    for rel in sorted(record.get("created_dirs") or [], key=lambda r: (r.count("/"), r), reverse=True):
+    created = record.get("created_dirs")
+    if created is None:  # a manifest from before install recorded them: every adapter directory
+        created = {d for rel in record.get("adapters") or {} for d in _parents(rel)}
+    for rel in sorted(created, key=lambda r: (r.count("/"), r), reverse=True):
         _remove_empty_dir(info, rel)
     toml = record.get("gptme_toml")
     if toml:
@@ -327,6 +328,13 @@ def _uninstall_adapters(info, record, done, warnings):
         else:
             atomic_write(path, original, file_mode(path))
             done.append("restored gptme.toml")
+
+
+def _parents(rel):
+    rel = os.path.dirname(rel)
+    while rel:
+        yield rel
+        rel = os.path.dirname(rel)
 
 
 def _remove_empty_dir(info, rel):

@@ -75,3 +75,18 @@ def test_uninstall_after_the_user_edited_a_hook_that_chains_theirs(make_repo):
     assert "changed since install" in proc.stderr and "pre-commit.agentguard-chained" in proc.stderr
     assert read(os.path.join(hooks, "pre-push")) == OTHER_HOOK  # the other hooks are restored
     assert not os.path.exists(os.path.join(hooks, "reference-transaction"))
+
+
+def test_uninstall_with_a_manifest_from_before_created_dirs_were_recorded(make_repo):
+    import json
+    repo, hooks = prepared(make_repo)
+    path = os.path.join(repo.path, ".git", "agentguard", "manifest.json")
+    with open(path) as fh:
+        record = json.load(fh)
+    del record["created_dirs"]
+    with open(path, "w") as fh:
+        json.dump(record, fh)
+    repo.agentguard("uninstall")
+    assert_user_things_back(repo, hooks)
+    for d in (".pi", ".hermes", ".gptme"):
+        assert not os.path.exists(os.path.join(repo.path, d)), d
