@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from test_check_table import decide, table_repo  # noqa: F401  (module fixtures: one real repository)
 
 TIME_BOUND = 3.0  # seconds per input, on a slow CI machine (typical: a few ms)
-FUZZ = settings(max_examples=200, deadline=None, derandomize=True,
+FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 TOKENS = ["git", "commit", "push", "origin", "main", "feat", "HEAD:main", "feat:main", "--no-verify", "-n", "-c",

@@ -15,15 +15,17 @@ HEX = "0123456789abcdef"
 oid = st.one_of(st.text(HEX, min_size=40, max_size=40), st.text(HEX, min_size=64, max_size=64))
 ZERO = "0" * 40
 # characters git allows in ref names, plus a few it does not that still reach us as text
-REF_CHARS = st.sampled_from(list("abcmainrelsx0123456789-_./") + ["é", "+", "@", "#"])
-name_part = st.text(REF_CHARS, min_size=1, max_size=12).filter(lambda s: s.strip("./") and ".." not in s)
+REF_CHARS = st.sampled_from(list("abcmainrelsx0123456789-_.") + ["é", "+", "@", "#"])
+name_part = st.text(REF_CHARS, min_size=1, max_size=12).filter(lambda s: s.strip(".") and ".." not in s)
 branch = st.lists(name_part, min_size=1, max_size=3).map("/".join)
 refname = st.one_of(branch.map("refs/heads/".__add__), branch.map("refs/tags/".__add__),
                     st.tuples(name_part, branch).map(lambda t: "refs/remotes/%s/%s" % t),
                     st.sampled_from(["HEAD", "AUTO_MERGE", "ORIG_HEAD", "refs/stash"]))
 value = st.one_of(oid, st.just(ZERO), refname.map("ref:".__add__))
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: CI runs the same examples every time (a new failure shows up here first, not as a flake)
+SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -173,7 +175,7 @@ def test_policy_matches_whole_names_and_classifies_consistently(patterns, name, 
             assert not policy.is_protected(lookalike) or lookalike in policy.branches
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
 @given(st.lists(pattern, min_size=1, max_size=3), st.lists(st.tuples(value, value, refname), min_size=1,
                                                            max_size=24))
 def test_sh_fast_path_never_skips_a_line_the_runtime_must_see(patterns, updates):
