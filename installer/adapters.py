@@ -31,6 +31,7 @@ FILES = {
               (".gptme/plugins/agentguard/hooks/agentguard_confirm.py", "gptme/hooks/agentguard_confirm.py", 0o644),
               (".gptme/verify-completion.sh", "gptme/verify-completion.sh", 0o755)],
 }
+ALL_PATHS = tuple(rel for harness in HARNESSES for rel, _, _ in FILES[harness])
 
 
 def parse_harnesses(text):

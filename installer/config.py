@@ -79,7 +79,8 @@ def effective_policy(info, protect_option, remote_heads, refs=()):
         raise AgentguardError("%s: %s" % (source, safe(str(exc), 200)))
     if source != "default" and refs:
         for pattern in policy.branches:
-            if not any(Policy([pattern]).classify(ref) for ref in refs):
+            alone = Policy([pattern])
+            if not any(alone.classify(ref) for ref in refs):
                 warnings.append("pattern %r (%s) matches no branch here yet; check its spelling (it will protect "
                                 "a branch of that name when one appears)" % (safe(pattern, 80), source))
     unprotected = [h for h in remote_heads if not policy.is_protected(h)]

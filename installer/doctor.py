@@ -21,7 +21,7 @@ from .errors import AgentguardError
 from .fsops import contained, read_regular, sha256_bytes
 from .gitenv import git, git_ok
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
-from .repo import discover, remote_head_branches
+from .repo import discover, is_reftable, remote_head_branches
 from .runtime_files import RUNTIME_DIR
 
 MIN_GIT = (2, 28)
@@ -77,8 +77,7 @@ class Doctor:
                      "install git 2.28 or newer")
         else:
             self.add("git.version", "pass", text)
-        storage = git(["config", "--get", "extensions.refstorage"], cwd=self.info.top, check=False)
-        if storage.strip().lower() == "reftable":
+        if is_reftable(self.info):
             self.add("git.ref-storage", "warn", "reftable storage: branch renames and copies reach the hook only "
                      "as a HEAD line, so `git branch -m/-M/-c/-C` onto a protected name is not stopped by git",
                      "use the harness adapters, or the files backend (git refs migrate --ref-format=files)")

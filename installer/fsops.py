@@ -30,24 +30,20 @@ def file_mode(path):
 
 
 TEMP_PREFIX = ".agentguard-tmp-"
-_TEMP_NAME = re.compile(r"\A\.agentguard-tmp-[a-z0-9_]{8}\Z")  # mkstemp: the prefix and 8 characters
+TEMP_NAME = re.compile(r"\A\.agentguard-tmp-[a-z0-9_]{8}\Z")  # mkstemp: the prefix and 8 characters
 
 
-def remove_stale_temps(directory):
-    """Remove temp files an install killed between write and rename left in ``directory``.
-
-    Only called under the install lock, so no other install is writing them now."""
+def remove_stale_temps(directory, pattern=TEMP_NAME):
+    """Remove the temp files (names matching ``pattern``) that a killed install left in ``directory``
+    between writing and renaming. Only called under the install lock: no install writes them now."""
     try:
         names = os.listdir(directory)
     except OSError:
-        return []
-    removed = []
+        return
     for name in names:
         path = os.path.join(directory, name)
-        if _TEMP_NAME.match(name) and stat.S_ISREG(os.lstat(path).st_mode):
+        if pattern.search(name) and stat.S_ISREG(os.lstat(path).st_mode):
             os.unlink(path)
-            removed.append(path)
-    return removed
 
 
 def atomic_write(path, data, mode=0o644):

@@ -38,6 +38,7 @@ class Plan:
     warnings: list = field(default_factory=list)
     record: dict = field(default_factory=dict)
     request: tuple = ()  # plan_install's arguments, to plan again under the lock
+    previous: dict = field(default_factory=dict)  # the manifest found when planning ({} if none)
 
 
 def interpreter():
@@ -55,7 +56,8 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     warnings = []
     if policy is None:
         policy, warnings = effective_policy(info, protect, remote_head_branches(info), branch_refs(info))
-    plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses))
+    plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses),
+                previous=manifest.load(info.ag_home) or {})
     python = interpreter()
     home = info.ag_home
 
@@ -82,8 +84,8 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     plan.record = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
                    "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
                    "adapters": adapter_record, "gptme_toml": toml_record,
-                   "created_dirs": _created_dirs(info, adapter_record)}
-    if plan.actions or manifest.load(home) != dict(plan.record, format=manifest.FORMAT):
+                   "created_dirs": _created_dirs(info, plan.previous, adapter_record)}
+    if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
 
@@ -106,7 +108,7 @@ def _check_hooks_dir(info):
 
 def _plan_adapters(plan, harnesses, want):
     info = plan.info
-    previous = manifest.load(info.ag_home) or {}
+    previous = plan.previous
     record = {}
     for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
         want(contained(info.top, rel), data, mode)
@@ -130,10 +132,9 @@ def _plan_adapters(plan, harnesses, want):
     return record, toml_record
 
 
-def _created_dirs(info, adapter_record):
+def _created_dirs(info, previous, adapter_record):
     """The work-tree directories install creates for adapter files (and those an earlier install
     created), so that uninstall removes exactly those, and only when they are empty."""
-    previous = manifest.load(info.ag_home) or {}
     dirs = {d for d in previous.get("created_dirs") or [] if isinstance(d, str)}
     for rel in adapter_record:
         for parent in _parents(rel):
@@ -191,7 +192,7 @@ def apply_install(plan):
             return plan
         for directory in _write_dirs(info, plan.record):
             remove_stale_temps(directory)
-        manifest.save(info.ag_home, manifest.intent(plan.record, manifest.load(info.ag_home)))
+        manifest.save(info.ag_home, manifest.intent(plan.record, plan.previous))
         for action in plan.actions:
             if action.kind == "chain":
                 copy_exact(action.note, action.path)
@@ -209,7 +210,7 @@ def _write_dirs(info, record):
     runtime = os.path.join(info.ag_home, RUNTIME_DIR)
     for rel in runtime_files():
         dirs.add(os.path.dirname(os.path.join(runtime, rel)))
-    for rel in set(record.get("adapters") or {}) | {r for h in adapters.HARNESSES for r, _, _ in adapters.FILES[h]}:
+    for rel in set(record.get("adapters") or {}) | set(adapters.ALL_PATHS):
         try:
             dirs.add(os.path.dirname(contained(info.top, rel)))
         except AgentguardError:
@@ -224,9 +225,9 @@ def uninstall(path):
     done, warnings = [], []
     with InstallLock(home):
         record = manifest.load(home) or {}
-        leftovers = [rel for h in adapters.HARNESSES for rel, _, _ in adapters.FILES[h]
-                     if os.path.lexists(os.path.join(info.top, rel))]
-        if not record and leftovers:
+        leftovers = [] if record else [rel for rel in adapters.ALL_PATHS
+                                       if os.path.lexists(os.path.join(info.top, rel))]
+        if leftovers:
             if os.path.lexists(os.path.join(info.top, adapters.GPTME_TOML)):
                 leftovers.append(adapters.GPTME_TOML + " (its agentguard entries)")
             warnings.append("no record of what install wrote (%s is missing): hooks are recognised by their "

@@ -17,6 +17,7 @@ import tempfile
 from ..hooks.gitio import kill_group
 from ..hooks.policy import literal_prefix
 from .gitenv import clean_env
+from .repo import is_reftable
 
 ZERO = "0" * 40
 TIMEOUT = 30
@@ -76,6 +77,7 @@ class Sandbox:
             "GIT_COMMITTER_NAME": "agentguard doctor", "GIT_COMMITTER_EMAIL": "doctor@agentguard.invalid",
         })
         self.commit = None
+        self.reftable = None  # asked of git once, when a probe first needs a HEAD
 
     def probe_commit(self):
         """A commit object no remote-tracking ref contains (lives in the temporary object dir)."""
@@ -97,7 +99,9 @@ class Sandbox:
         env = dict(self.env)
         env["GIT_DIR"] = gd
         env["GIT_WORK_TREE"] = self.info.top
-        if self.reftable():
+        if self.reftable is None:
+            self.reftable = is_reftable(self.info)
+        if self.reftable:
             # per-worktree refs live in <gitdir>/reftable; HEAD is a stub, set through git
             os.makedirs(os.path.join(gd, "reftable"), exist_ok=True)
             os.makedirs(os.path.join(gd, "refs"), exist_ok=True)
@@ -109,10 +113,6 @@ class Sandbox:
             with open(os.path.join(gd, "HEAD"), "w") as fh:
                 fh.write("ref: refs/heads/%s\n" % branch)
         return env
-
-    def reftable(self):
-        rc, out, _ = _run(["git", "config", "--get", "extensions.refstorage"], self.info.top, self.env)
-        return rc == 0 and out.strip().lower() == b"reftable"
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)

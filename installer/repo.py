@@ -66,3 +66,8 @@ def remote_head_branches(info):
 def branch_refs(info):
     """Every local branch and remote-tracking ref, as full names."""
     return git(["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/remotes/"], cwd=info.top).split()
+
+
+def is_reftable(info):
+    """True when the repository keeps its refs in reftable storage (git 2.45+)."""
+    return git(["config", "--get", "extensions.refstorage"], cwd=info.top, check=False).strip().lower() == "reftable"

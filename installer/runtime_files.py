@@ -5,6 +5,8 @@ import py_compile
 import re
 from importlib import resources
 
+from .fsops import remove_stale_temps
+
 RUNTIME_DIR = "runtime"
 LAUNCHER = "run.py"
 
@@ -20,17 +22,14 @@ def runtime_files():
     return files
 
 
-_COMPILE_TEMP = re.compile(r"\.pyc\.[0-9]+\Z")
+_COMPILE_TEMP = re.compile(r"\.pyc\.[0-9]+\Z")  # importlib writes <name>.pyc.<number>, then renames it
 
 
 def compile_runtime(root):
     """Byte-compile the runtime with the hooks' interpreter, so that hooks (run with ``-B``) never
     write to the repository and start fast. Removes the temp files of a compile a kill interrupted."""
     hooks = os.path.join(root, "hooks")
-    cache = os.path.join(hooks, "__pycache__")
-    for name in os.listdir(cache) if os.path.isdir(cache) else ():
-        if _COMPILE_TEMP.search(name):  # importlib writes <name>.pyc.<number>, then renames it
-            os.unlink(os.path.join(cache, name))
+    remove_stale_temps(os.path.join(hooks, "__pycache__"), _COMPILE_TEMP)
     for name in sorted(os.listdir(hooks)):
         if name.endswith(".py"):
             src = os.path.join(hooks, name)
