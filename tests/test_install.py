@@ -23,6 +23,12 @@ def tree_snapshot(root):
     return out
 
 
+def write_config(repo, content):
+    """The repository's committed-config file, as text or as raw bytes."""
+    with open(os.path.join(repo.path, ".agentguard.toml"), "wb") as fh:
+        fh.write(content if isinstance(content, bytes) else content.encode())
+
+
 def test_install_writes_hooks_runtime_and_snapshot(make_repo):
     repo, _ = make_repo(install=False)
     proc = repo.agentguard("install")
@@ -96,8 +102,7 @@ def test_core_hooks_path_is_honoured(make_repo):
 
 def test_protect_option_and_config_file(make_repo):
     repo, bare = make_repo(install=False)
-    with open(os.path.join(repo.path, ".agentguard.toml"), "w") as fh:
-        fh.write('[protect]\nbranches = ["main", "release/*"]\n')
+    write_config(repo, '[protect]\nbranches = ["main", "release/*"]\n')
     repo.run("push", "-q", "origin", "main:release/1.0")  # protected branches are made on the server
     repo.agentguard("install")
     assert refused(repo.run("branch", "release/2.0", check=False)), "new protected names need a counterpart"
@@ -139,9 +144,7 @@ def test_remote_default_branch_is_protected(make_repo, tmp_path, env):
 ])
 def test_bad_config_is_a_clear_error(make_repo, content, needle):
     repo, _ = make_repo(install=False)
-    mode = "wb" if isinstance(content, bytes) else "w"
-    with open(os.path.join(repo.path, ".agentguard.toml"), mode) as fh:
-        fh.write(content)
+    write_config(repo, content)
     proc = repo.agentguard("install", check=False)
     assert proc.returncode == 1
     assert needle in proc.stderr and "Traceback" not in proc.stderr + proc.stdout
@@ -151,8 +154,7 @@ def test_bad_config_is_a_clear_error(make_repo, content, needle):
 
 def test_a_pattern_that_matches_no_branch_warns(make_repo):
     repo, _ = make_repo(install=False)
-    with open(os.path.join(repo.path, ".agentguard.toml"), "w") as fh:
-        fh.write('[protect]\nbranches = ["main", "relase/*"]\n')
+    write_config(repo, '[protect]\nbranches = ["main", "relase/*"]\n')
     proc = repo.agentguard("install")
     assert "'relase/*'" in proc.stderr and "matches no branch" in proc.stderr
     assert "'main'" not in proc.stderr
@@ -162,8 +164,7 @@ def test_a_pattern_that_matches_no_branch_warns(make_repo):
 
 def test_unknown_config_keys_warn(make_repo):
     repo, _ = make_repo(install=False)
-    with open(os.path.join(repo.path, ".agentguard.toml"), "w") as fh:
-        fh.write('[protect]\nbranches = ["main"]\nextra = 1\n[other]\n')
+    write_config(repo, '[protect]\nbranches = ["main"]\nextra = 1\n[other]\n')
     proc = repo.agentguard("install")
     assert "unknown key protect.extra" in proc.stderr and "unknown section" in proc.stderr
 
