@@ -9,7 +9,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it does not need
-    from hooks.check import main  # noqa: E402
+    from hooks.analyser.check import main  # noqa: E402
 
     sys.exit(main(sys.argv[2:]))
 from hooks.main import run_hook  # noqa: E402

@@ -7,8 +7,10 @@ stake.
 """
 import sys
 
-from . import audit, branchhooks, gitargv, prepush, reftx
-from . import refusal as R
+from . import audit
+from . import rules as R
+from .backstop import branchhooks, prepush, reftx
+from .gitmodel import cli, procargv
 from .policy import PolicyError, load_snapshot
 from .repostate import RepoState
 from .gitio import GitError
@@ -48,7 +50,7 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
     """Run one hook. ``argv`` = [hook, git-pid, *hook-args]. Returns the exit status.
     ``argv`` = ["check", ...] runs the decision command instead (the adapters call it here)."""
     if argv and argv[0] == "check":
-        from .check import main as check_main
+        from .analyser.check import main as check_main
         return check_main(argv[1:])
     stderr = stderr or sys.stderr
     hook = argv[0] if argv else ""
@@ -59,8 +61,8 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
             raise ValueError("unknown hook")
         pid = argv[1] if len(argv) > 1 else ""
         args = argv[2:]
-        raw_argv = gitargv.read_process_argv(pid) if pid.isdigit() else None
-        call = gitargv.parse(raw_argv) if raw_argv else None
+        raw_argv = procargv.read_process_argv(pid) if pid.isdigit() else None
+        call = cli.parse(raw_argv, state.ag_home) if raw_argv else None
         if stdin_data is not None:
             data = stdin_data
         else:

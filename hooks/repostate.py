@@ -2,7 +2,7 @@
 import os
 
 from . import gitio
-from .reflines import is_oid
+from .gitmodel.refnames import is_full_oid as is_oid
 
 
 class RepoState:

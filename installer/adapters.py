@@ -10,7 +10,7 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib
 
-from ..hooks.analyse import INVOLVES
+from ..hooks.analyser.analyse import INVOLVES
 from ..hooks.version import VERSION
 from .errors import AgentguardError
 

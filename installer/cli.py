@@ -129,7 +129,7 @@ def check(
     write: Optional[str] = typer.Option(None, "--write", metavar="PATH", help="Decide a file write instead."),
 ):
     """Decide a shell command (or a file write) an agent is about to run: exit 0 allow, 1 block."""
-    from ..hooks.check import main as check_main
+    from ..hooks.analyser.check import main as check_main
     argv = ["--cwd", cwd] + (["--json"] if as_json else []) + (["--write", write] if write is not None else [])
     raise typer.Exit(check_main(argv + list(ctx.args)))
 

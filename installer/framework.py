@@ -9,15 +9,15 @@ destination, so ``git push origin a:main b:dev`` is still refused.
 import os
 import shlex
 
-from ..hooks import gitargv
-from ..hooks.check import decide as check_decide
+from ..hooks.gitmodel import cli as gitargv, procargv
+from ..hooks.gitmodel.refnames import ZERO_OID as ZERO
+from ..hooks.analyser.check import analyse
 from ..hooks.main import run_hook
 from ..hooks.policy import PolicyError, load_snapshot
 from .config import effective_policy
 from .errors import AgentguardError
 from .repo import discover, remote_head_branches
 
-ZERO = "0" * 40
 
 
 def policy_for(info):
@@ -76,9 +76,9 @@ def _oid(top, rev):
 
 def _deletes(argv, dst):
     call = gitargv.parse(argv)
-    if "--delete" in call.args or "-d" in call.args:
+    if call.has("--delete"):
         return True
-    return any(a.lstrip("+") in (":" + dst, ":refs/heads/" + dst) for a in call.args)
+    return any(a.lstrip("+") in (":" + dst, ":refs/heads/" + dst, ":heads/" + dst) for a in call.words()[1:])
 
 
 def push_ancestor():
@@ -88,7 +88,7 @@ def push_ancestor():
     for _ in range(32):
         if pid is None or pid <= 1:
             return None, None
-        argv = gitargv.read_process_argv(pid)
+        argv = procargv.read_process_argv(pid)
         if argv:
             call = gitargv.parse(argv)
             if call.cmd == "push" and os.path.basename(argv[0]).startswith("git"):
@@ -107,19 +107,17 @@ def _parent(pid):
 
 
 def protected_destinations(argv, cwd, policy):
-    """Protected branches the `git push` ``argv`` would update, decided by the command analyser."""
+    """Protected branches the `git push` ``argv`` would update, decided by the command analyser:
+    the branch its refusal names (data, not text), or the first protected pattern when it cannot
+    name one (a variable decides, or the analysis failed)."""
     call = gitargv.parse(argv)
     command = "git " + " ".join(shlex.quote(w) for w in call.globals + [call.cmd] + call.args)
-    decision, rule, reason = check_decide(command=command, cwd=cwd)
-    if decision == "allow" or rule not in ("push-protected", "push-mirror", "unanalysable"):
+    block = analyse(command=command, cwd=cwd)
+    if block is None or block.rule not in ("push-protected", "push-mirror", "unanalysable", "guard-error"):
         return []
-    found = [b for b in _branches_named(reason) if policy.is_protected(b)]
-    return found or [policy.branches[0]]
-
-
-def _branches_named(reason):
-    import re
-    return re.findall(r"protected branch '([^']+)'", reason)
+    if block.branch and policy.is_protected(block.branch):
+        return [block.branch]
+    return [policy.branches[0]]
 
 
 def doctor(install=False):

@@ -23,17 +23,26 @@ def git_ok(args, cwd, timeout=TIMEOUT):
     return _run(args, cwd, timeout)[0] == 0
 
 
-def git(args, cwd, check=True, timeout=TIMEOUT):
-    """stdout of ``git ARGS`` run in ``cwd`` (text, trailing newline removed)."""
-    rc, out, err = _run(args, cwd, timeout)
+def git(args, cwd, check=True, timeout=TIMEOUT, env=None, program="git"):
+    """stdout of ``git ARGS`` run in ``cwd`` (text, trailing newline removed). ``env`` replaces the
+    cleaned environment (``isolated_env``); ``program`` names another git binary."""
+    rc, out, err = _run(args, cwd, timeout, env, program)
     if check and rc != 0:
         raise AgentguardError("git %s failed: %s" % (args[0], safe(err.decode("utf-8", "replace").strip(), 200)))
     return out.decode("utf-8", "surrogateescape").rstrip("\n")
 
 
-def _run(args, cwd, timeout):
+def isolated_env(home):
+    """No user or system config at all: for asking git about itself."""
+    env = clean_env()
+    env.update({"HOME": home, "XDG_CONFIG_HOME": os.path.join(home, ".config"), "GIT_CONFIG_NOSYSTEM": "1",
+                "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+    return env
+
+
+def _run(args, cwd, timeout, env=None, program="git"):
     try:
-        proc = subprocess.Popen(["git"] + list(args), cwd=cwd, env=clean_env(), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen([program] + list(args), cwd=cwd, env=env or clean_env(), stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         raise AgentguardError("cannot run git: %s" % exc.strerror)

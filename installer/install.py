@@ -16,6 +16,7 @@ from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode,
                     sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
 from .repo import branch_refs, discover, remote_head_branches
+from . import gitoptions
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 HOOK_MODE = 0o755
@@ -71,6 +72,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
         want(os.path.join(home, RUNTIME_DIR, rel), data)
         runtime_record[rel] = sha256_bytes(data)
     want(os.path.join(home, SNAPSHOT_NAME), policy.dumps().encode())
+    want(os.path.join(home, gitoptions.SNAPSHOT_NAME), gitoptions.snapshot_bytes())
 
     hooks_record = {}
     for hook in HOOK_NAMES:
@@ -239,7 +241,7 @@ def uninstall(path):
             _uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
         _uninstall_adapters(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
-        for name in (SNAPSHOT_NAME, manifest.NAME, "check"):
+        for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check"):
             try:
                 os.unlink(os.path.join(home, name))
             except FileNotFoundError:

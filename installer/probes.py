@@ -19,7 +19,7 @@ from ..hooks.policy import literal_prefix
 from .gitenv import clean_env
 from .repo import is_reftable
 
-ZERO = "0" * 40
+from ..hooks.gitmodel.refnames import ZERO_OID as ZERO
 TIMEOUT = 30
 PROBE_PREFIX = "agentguard-doctor-probe"
 # Set for everything a probe runs: a hook that calls the doctor again (the pre-commit framework's

@@ -366,7 +366,7 @@ def table_repo(tmp_path_factory):
 @pytest.fixture(scope="module")
 def decide(table_repo):
     """The decision, in-process (the same code the runtime copy runs), isolated like the CLI."""
-    from agentguard.hooks.check import decide as check_decide
+    from agentguard.hooks.analyser.check import decide as check_decide
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(table_repo.env)

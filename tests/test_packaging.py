@@ -14,7 +14,8 @@ def test_wheel_has_one_top_level_package(tmp_path):
     names = zipfile.ZipFile(os.path.join(tmp_path, wheel)).namelist()
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"agentguard"}
-    for sub in ("hooks/reftx.py", "installer/cli.py", "templates/git-hooks/reference-transaction",
+    for sub in ("hooks/backstop/reftx.py", "hooks/analyser/gitrules/remote.py", "hooks/gitmodel/options.json",
+                "installer/cli.py", "templates/git-hooks/reference-transaction",
                 "templates/git-hooks/lib.sh"):
         assert "agentguard/" + sub in names
     assert not [n for n in names if "tests/" in n or "__pycache__" in n]
@@ -34,7 +35,7 @@ def test_runtime_is_stdlib_only():
                 mods = [a.name.split(".")[0] for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 mods = [] if node.level else [node.module.split(".")[0]]
-                if name == "launcher.py" and node.module in ("hooks.main", "hooks.check"):
+                if name == "launcher.py" and node.module in ("hooks.main", "hooks.analyser.check"):
                     mods = []  # the runtime copy's own package
             else:
                 continue

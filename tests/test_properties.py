@@ -6,9 +6,9 @@ import subprocess
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from agentguard.hooks import gitargv, reftx
+from agentguard.hooks.gitmodel import cli as gitargv, refnames
 from agentguard.hooks.policy import Policy, PolicyError, literal_prefix, validate_patterns
-from agentguard.hooks.reflines import Malformed, PushLine, RefUpdate, parse_prepush, parse_reftx
+from agentguard.hooks.backstop.reflines import Malformed, PushLine, RefUpdate, parse_prepush, parse_reftx
 from agentguard.installer.hookscripts import reftx_ere, reftx_prefilter
 
 HEX = "0123456789abcdef"
@@ -78,7 +78,8 @@ spec_side = st.one_of(branch.filter(lambda b: not b.startswith("+")), branch.map
 @given(st.booleans(), spec_side, st.one_of(st.none(), spec_side))
 def test_refspec_split_round_trips(force, src, dst):
     spec = ("+" if force else "") + src + ("" if dst is None else ":" + dst)
-    assert reftx._split_spec(spec) == (force, src, dst)
+    parsed = refnames.Refspec(spec)
+    assert (parsed.force, parsed.src, parsed.dst) == (force, src, dst)
 
 
 @SETTINGS
@@ -88,16 +89,19 @@ def test_fetch_spec_into_remote_tracking_keeps_the_name_only_from_the_same_branc
     spec = ("+" if force else "") + src + ":" + prefix + target
     src_branch = src[len("refs/heads/"):] if src.startswith("refs/heads/") else \
         src[len("heads/"):] if src.startswith("heads/") else src
-    assert reftx._spec_keeps_name(spec, target, prefix) == (src_branch == target)
-    assert reftx._spec_keeps_name(spec, target + "-other", prefix)  # writes another name
+    parsed = refnames.Refspec(spec)
+    sources = refnames.fetch_sources_of(parsed, prefix + target)
+    assert sources == [src]
+    assert refnames.names_branch(sources[0], target) == (src_branch == target)
+    assert refnames.fetch_sources_of(parsed, prefix + target + "-other") == []  # writes another name
 
 
 # -- git argv, parsed as git dispatches --------------------------------------------------------
 cmd_word = st.text("abcdefghijklmnopqrstuvwxyz-", min_size=1, max_size=12).filter(lambda s: not s.startswith("-"))
 arg = st.text(max_size=20)
 global_opt = st.one_of(
-    st.tuples(st.sampled_from(sorted(gitargv._VALUE_OPTS)), arg).map(list),
-    st.sampled_from(sorted(gitargv._FLAG_OPTS - {"--html-path", "--man-path", "--info-path"})).map(lambda o: [o]),
+    st.tuples(st.sampled_from(sorted(gitargv.GLOBAL_VALUE)), arg).map(list),
+    st.sampled_from(sorted(gitargv.GLOBAL_FLAGS)).map(lambda o: [o]),
     arg.map(lambda v: ["-c" + "x.y=" + v]),
     arg.map(lambda v: ["--git-dir=" + v]),
 )
@@ -128,8 +132,9 @@ def test_argv0_cannot_pose_as_a_command_unless_git_dispatches_on_it(argv0, cmd, 
 @given(st.lists(st.text(max_size=30), max_size=12))
 def test_git_argv_parser_never_raises(argv):
     call = gitargv.parse(argv)
-    call.positionals()
-    call.has_option("-f", "--force", "--no-verify")
+    call.words()
+    call.has("-f", "--force", "--no-verify")
+    call.values("-o", "--depth")
 
 
 # -- branch patterns ---------------------------------------------------------------------------

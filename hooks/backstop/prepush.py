@@ -1,7 +1,7 @@
 """pre-push: no push lands on a protected branch, whatever the refspec looks like."""
-from . import refusal as R
+from .. import rules as R
 from .reflines import Malformed, is_zero, parse_prepush
-from .textsafe import safe
+from ..textsafe import safe
 
 
 def decide(state, policy, data, call, remote_name):

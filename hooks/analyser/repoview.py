@@ -1,10 +1,10 @@
 """What the command analyser reads of a repository (lazily, once per directory)."""
 import os
 
-from . import gitio
-from .guardpaths import Guarded
-from .policy import DEFAULT_BRANCHES, Policy, PolicyError, load_snapshot
-from .repostate import RepoState
+from .. import gitio
+from ..guardpaths import Guarded
+from ..policy import DEFAULT_BRANCHES, Policy, PolicyError, load_snapshot
+from ..repostate import RepoState
 
 UNKNOWN = object()  # a branch we cannot know (after `git checkout -`, or `cd $DIR`)
 
@@ -82,6 +82,11 @@ class RepoView:
 
     def local_branches(self):
         return {r[len("refs/heads/"):] for r in self.refs() if r.startswith("refs/heads/")}
+
+    def remote_urls(self):
+        """{name: url} of the configured remotes."""
+        return {k[len("remote."):-len(".url")]: v[-1] for k, v in self.config().items()
+                if k.startswith("remote.") and k.endswith(".url") and v}
 
     def remote_names(self):
         return {k[len("remote."):-len(".url")] for k in self.config() if k.startswith("remote.") and k.endswith(".url")}

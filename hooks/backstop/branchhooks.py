@@ -3,9 +3,9 @@
 These are the early, kind refusals (the staged work is untouched, nothing is left in progress);
 reference-transaction stays the backstop for everything they cannot see (``--no-verify``...).
 """
-from . import refusal as R
-from . import gitio
-from .textsafe import safe
+from .. import rules as R
+from .. import gitio
+from ..textsafe import safe
 
 
 def _protected_head(state, policy):

@@ -4,9 +4,10 @@ Only the ``prepared`` state can still abort a transaction, so that is where we d
 ``committed``/``aborted``/``preparing`` pass. Any other (future) state is decided like
 ``prepared``: refusing there costs nothing if git ignores it, and fails closed if it does not.
 """
-from . import refusal as R
+from .. import rules as R
 from .reflines import Malformed, is_oid, is_symref_value, is_zero, parse_reftx
-from .textsafe import safe
+from ..gitmodel import refnames, remotes
+from ..textsafe import safe
 
 PASS_STATES = ("committed", "aborted", "preparing")
 REMOTE_WRITERS = ("fetch", "pull", "push", "clone", "remote")
@@ -104,71 +105,45 @@ def _remote_tracking(state, item, kind, call):
 
 
 def _source_is_remote(state, call, remote, branch):
-    """True when a fetch/pull really reads ``branch`` of ``remote`` (no spoofed source)."""
+    """True when a fetch/pull really reads ``branch`` of ``remote`` into its remote-tracking ref
+    (no spoofed source: another remote, another branch, a bare commit id)."""
     if call.cmd in ("push", "clone", "remote"):
         return True
     if any(k.startswith(("remote.", "url.")) for k, _ in call.config):
         return False
     names = state.remotes()
-    words = call.positionals()
-    if call.has_option("--all"):
+    words = call.words()
+    if call.has("--all", "--multiple") or (call.cmd == "fetch" and call.has("--stdin")):
         return not words or all(w in names for w in words)
-    if call.has_option("--multiple"):
-        return all(w in names for w in words)
     if not words:
         return True  # the default remote, with its configured refspecs
-    if words[0] != remote or remote not in names:
+    if remote not in remotes.resolve(words[0], names, state.cwd):
         return False
-    return all(_spec_keeps_name(spec, branch, "refs/remotes/%s/" % remote) for spec in words[1:])
+    tracking = "refs/remotes/%s/%s" % (remote, branch)
+    for text in words[1:]:
+        for src in refnames.fetch_sources_of(refnames.Refspec(text), tracking):
+            if not refnames.names_branch(src, branch):
+                return False  # another branch, or a commit id (see README: "CI checkouts")
+    return True
 
 
 def _fetch_of_same_branch(state, call, branch):
     """`git fetch <remote> main:main`: the remote's own branch into the local one of that name."""
     if call is None or call.cmd != "fetch" or any(k.startswith(("remote.", "url.")) for k, _ in call.config):
         return False
-    words = call.positionals()
-    if len(words) < 2 or words[0] not in state.remotes():
+    words = call.words()
+    if len(words) < 2 or not remotes.resolve(words[0], state.remotes(), state.cwd):
         return False
-    for spec in words[1:]:
-        _, src, dst = _split_spec(spec)
-        if dst is not None and _short(dst, "refs/heads/") == branch:
-            return _short(src, "refs/heads/") == branch
-    return False
-
-
-def _split_spec(spec):
-    force = spec.startswith("+")
-    spec = spec[1:] if force else spec
-    src, sep, dst = spec.partition(":")
-    return force, src, (dst if sep else None)
-
-
-def _short(name, prefix):
-    if name.startswith(prefix):
-        return name[len(prefix):]
-    if name.startswith("heads/") and prefix == "refs/heads/":
-        return name[len("heads/"):]
-    return name
-
-
-def _spec_keeps_name(spec, branch, dst_prefix):
-    """A fetch refspec either does not write ``<dst_prefix><branch>`` or writes it from ``branch``."""
-    _, src, dst = _split_spec(spec)
-    if dst is None:
-        return True
-    if "*" in dst:
-        return src.replace("refs/heads/", "", 1) == dst.replace(dst_prefix, "", 1) or \
-            not dst.startswith(dst_prefix)
-    if dst != dst_prefix + branch:
-        return True
-    return _short(src, "refs/heads/") == branch
+    local = "refs/heads/" + branch
+    sources = [src for text in words[1:] for src in refnames.fetch_sources_of(refnames.Refspec(text), local)]
+    return bool(sources) and all(refnames.names_branch(src, branch) for src in sources)
 
 
 def _rename_source(policy, item, call):
     """`git branch -M feat main` deletes `feat` before main is touched: refuse at that step."""
     if call is None or call.cmd != "branch" or not call.has_option(*_BRANCH_RENAME):
         return None
-    words = call.positionals()
+    words = call.words()
     if not words:
         return None
     target = words[-1]

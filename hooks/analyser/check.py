@@ -11,13 +11,13 @@ import os
 import sys
 
 from .analyse import Analyser
-from .verdict import Block
+from ..rules import Block
 
 USAGE = "usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH)"
 
 
-def decide(command=None, write=None, cwd="."):
-    """(decision, rule, reason)."""
+def analyse(command=None, write=None, cwd="."):
+    """The Block that refuses the command or write, or None when it may run."""
     analyser = Analyser()
     try:
         if write is not None:
@@ -25,12 +25,18 @@ def decide(command=None, write=None, cwd="."):
         else:
             analyser.check_command(command, cwd)
     except Block as block:
-        return "block", block.rule, block.reason()
+        return block
     except RecursionError:
-        return "block", "unanalysable", Block("unanalysable", "nested too deeply").reason()
+        return Block("unanalysable", "nested too deeply")
     except Exception as exc:  # fail closed, without a traceback
-        return "block", "guard-error", Block("guard-error", type(exc).__name__).reason()
-    return "allow", "", ""
+        return Block("guard-error", type(exc).__name__)
+    return None
+
+
+def decide(command=None, write=None, cwd="."):
+    """(decision, rule, reason)."""
+    block = analyse(command, write, cwd)
+    return ("allow", "", "") if block is None else ("block", block.rule, block.reason())
 
 
 def parse_args(argv):
@@ -73,9 +79,9 @@ def main(argv, out=None):
     # The environment is the agent's: never let GIT_DIR & co. point the analysis elsewhere.
     for key in [k for k in os.environ if k.startswith("GIT_")]:
         del os.environ[key]
-    decision, rule, reason = decide(command, write, cwd)
+    block = analyse(command, write, cwd)
     if as_json:
-        out.write(json.dumps({"decision": decision, "rule": rule, "reason": reason}) + "\n")
-    elif decision == "block":
-        out.write(reason + "\n")
-    return 0 if decision == "allow" else 1
+        out.write(json.dumps(block.to_json() if block else {"decision": "allow", "rule": "", "reason": ""}) + "\n")
+    elif block is not None:
+        out.write(block.reason() + "\n")
+    return 0 if block is None else 1

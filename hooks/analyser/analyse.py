@@ -13,7 +13,8 @@ import re
 from . import gitrules
 from .repoview import UNKNOWN, RepoView
 from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
-from .verdict import Block
+from ..bypass import env_skips_hooks
+from ..rules import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
 INVOLVES = re.compile(r"\bgit\b|\bgit-|\.git\b|hookspath|agentguard|\.pi[/\\]|\.hermes|\.gptme|gptme\.toml|"
@@ -258,7 +259,7 @@ class Analyser:
     def git(self, words, state):
         if state.cwd is None:
             call = [w.text for w in words]
-            from .gitargv import parse_after_git
+            from ..gitmodel.cli import parse_after_git
             if parse_after_git(call).cmd not in READ_ONLY_GIT:
                 raise Block("unanalysable", "git runs in a directory named by a variable")
             return
@@ -440,19 +441,10 @@ class Analyser:
                 raise Block(rule, rel if not rel.startswith("..") else os.path.basename(hit))
 
     def env_rule(self, name, value):
-        up = name.upper()
         text = value.text if isinstance(value, Word) else value
-        if up == "HUSKY" and text.strip() == "0":
-            raise Block("hook-skip-env", "HUSKY=0")
-        if up == "SKIP" and text.strip():
-            raise Block("hook-skip-env", "SKIP=%s" % text)
-        if up == "PRE_COMMIT_ALLOW_NO_CONFIG":
-            raise Block("hook-skip-env", name)
-        if up.startswith("GIT_CONFIG_KEY_") or up == "GIT_CONFIG_PARAMETERS" or up in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
-            if "hookspath" in text.lower():
-                raise Block("hooks-path", name)
-            if DYN in text:
-                raise Block("unanalysable", "%s from a variable" % name)
+        found = env_skips_hooks(name, None if DYN in text else text)
+        if found:
+            raise Block(*found)
 
 
 GUARD_TEXT = re.compile(r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)|hookspath|\.agentguard\.toml|"

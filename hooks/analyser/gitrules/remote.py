@@ -1,0 +1,142 @@
+"""fetch and push: what they write locally (protected branches, remote-tracking refs) and which
+remote branches a push updates. Refspecs are read with the shared ``gitmodel.refnames``, so the
+analyser expands ``remotes/origin/main`` exactly as git and the backstop do."""
+from ... import gitio
+from ...gitmodel import refnames, remotes
+from ...rules import Block
+from ..repoview import UNKNOWN
+from ..shellparse import DYN
+
+
+def fetch(call, ctx):
+    repo = ctx.repo
+    words = call.words()
+    if len(words) < 2 or call.has("--multiple"):
+        return
+    sources = remotes.resolve(words[0], repo.remote_urls(), ctx.state.cwd) if DYN not in words[0] else []
+    for text in words[1:]:
+        spec = refnames.Refspec(text)
+        if spec.negative or spec.dst is None or spec.dst == "":
+            continue
+        if DYN in text:
+            raise Block("unanalysable", "a variable in a fetch refspec")
+        for ref in _written(spec, repo):
+            kind = repo.policy.classify(ref)
+            if not kind:
+                continue
+            src = refnames.fetch_sources_of(spec, ref)
+            same = bool(src) and refnames.names_branch(src[0], kind[-1])
+            if kind[0] == "local" and not (same and sources):
+                raise Block("protected-move", kind[1])
+            if kind[0] == "remote" and not (same and kind[1] in sources):
+                raise Block("remote-tracking-forge", ref, branch=kind[2])
+
+
+def _written(spec, repo):
+    """The protected-looking local refs a fetch refspec writes (a glob: every one it could)."""
+    if "*" not in spec.dst:
+        return [refnames.fetch_dst(spec.dst)]
+    names = set(repo.local_branches()) | {b for b in repo.policy.branches if not any(c in b for c in "*?[")}
+    found = []
+    for prefix in ["refs/heads/"] + ["refs/remotes/%s/" % r for r in sorted(repo.remote_names())]:
+        for name in sorted(names):
+            ref = prefix + name
+            if refnames.fetch_sources_of(spec, ref):
+                found.append(ref)
+    dst = refnames.fetch_dst(spec.dst)
+    if dst.startswith("refs/remotes/") and not any(dst.startswith("refs/remotes/%s/" % r) for r in repo.remote_names()):
+        found.extend(dst.replace("*", name, 1) for name in sorted(names))  # a remote that is not configured
+    return found
+
+
+def push(call, ctx):
+    repo = ctx.repo
+    if call.has("--dry-run"):
+        return
+    if call.has("--mirror"):
+        raise Block("push-mirror", "git push --mirror")
+    if call.has("--all", "--branches"):
+        protected_local = [b for b in sorted(repo.local_branches()) if repo.protected(b)]
+        if protected_local:
+            raise Block("push-mirror", "git push --all carries %s" % protected_local[0], branch=protected_local[0])
+        return
+    words = call.words()
+    deleting = call.has("--delete")
+    remote_name = words[0] if words and DYN not in words[0] else None
+    specs = words[1:]
+    if not specs and not call.has("--tags"):
+        specs = _implicit_specs(ctx, remote_name)
+    for spec in specs:
+        for dst in _destinations(spec, deleting, ctx):
+            if dst is UNKNOWN:
+                raise Block("unanalysable", "a variable in a push refspec")
+            if repo.protected(dst):
+                raise Block("push-protected", dst)
+
+
+def _implicit_specs(ctx, remote_name):
+    repo = ctx.repo
+    current = ctx.branch
+    if current is UNKNOWN:
+        raise Block("unanalysable", "which branch `git push` pushes is not known")
+    if current is None:
+        return []
+    remote_name = remote_name or repo.get("branch.%s.pushremote" % current) or repo.get("remote.pushdefault") or \
+        repo.get("branch.%s.remote" % current) or "origin"
+    configured = repo.config().get("remote.%s.push" % remote_name)
+    if configured:
+        return configured
+    mode = (repo.get("push.default") or "simple").lower()
+    merge = repo.get("branch.%s.merge" % current) or ""
+    upstream = merge[len("refs/heads/"):] if merge.startswith("refs/heads/") else None
+    if mode == "nothing":
+        return []
+    if mode in ("upstream", "tracking"):
+        return ["HEAD:%s" % upstream] if upstream else []
+    if mode == "matching":
+        return [":"]
+    return ["HEAD:%s" % current]  # simple and current push the branch to the same name
+
+
+def _destinations(text, deleting, ctx):
+    """The remote branch names a push refspec may update (UNKNOWN when a variable decides)."""
+    repo = ctx.repo
+    if text == ":":  # matching
+        return sorted(repo.local_branches())
+    spec = refnames.Refspec(text)
+    if deleting:
+        return [UNKNOWN] if DYN in text else _branch_names(spec.src)
+    if spec.dst is not None:
+        if not spec.dst:
+            return []
+        if DYN in spec.dst:
+            return [UNKNOWN]
+        if "*" in spec.dst:
+            return sorted(repo.local_branches()) if spec.dst.startswith(("refs/heads/", "heads/")) else []
+        return _branch_names(spec.dst)
+    if DYN in spec.src:
+        return [UNKNOWN]
+    if spec.src in ("HEAD", "@"):
+        current = ctx.branch
+        if current is UNKNOWN:
+            return [UNKNOWN]
+        return [current] if current else []
+    if "*" in spec.src:
+        return sorted(repo.local_branches()) if spec.src.startswith(("refs/heads/", "heads/")) else []
+    if spec.src.startswith("refs/") and not spec.src.startswith("refs/heads/"):
+        return []
+    names = _branch_names(spec.src)
+    if spec.src.startswith(("refs/heads/", "heads/")) or spec.src in repo.local_branches() or \
+            not _is_tag(repo, spec.src):
+        return names
+    return []
+
+
+def _branch_names(name):
+    """Branch names a push destination written ``name`` may stand for on the remote."""
+    return [c[len("refs/heads/"):] for c in refnames.candidates(name) if c.startswith("refs/heads/")]
+
+
+def _is_tag(repo, name):
+    rc, _ = gitio.run(["show-ref", "--verify", "-q", "refs/tags/" + name], cwd=repo.top)
+    return rc == 0

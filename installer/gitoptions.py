@@ -1,0 +1,164 @@
+"""Ask git which options each of its commands takes, and which of them take a value.
+
+git's parse-options prints every option of a command with ``git <cmd> --help-all`` (hidden ones
+included): ``-j, --jobs <n>`` takes a value, ``--recurse-submodules[=<x>]`` takes an optional one
+(only as ``--opt=x`` / ``-ox``), ``--[no-]progress`` (git 2.45+) is negatable. Commands with
+subcommands list them in their usage lines (``or: git remote add ...``) and describe each one's
+options with ``git <cmd> <sub> --help-all``.
+
+The table is snapshotted at install time next to the policy (``gitoptions.json``) and read by the
+runtime (``hooks/gitmodel/options.py``); ``hooks/gitmodel/options.json`` is the same table for the
+supported gits, used when there is no snapshot or a command is missing from it.
+"""
+import json
+import os
+import re
+import shutil
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+from .gitenv import _run, clean_env, isolated_env
+from .gitenv import git as run_git
+
+FORMAT = 1
+SNAPSHOT_NAME = "gitoptions.json"  # the runtime reads it: hooks/gitmodel/options.py
+_SPEC_END = re.compile(r"\s{2,}")
+_LONG = re.compile(r"--(\[no-\])?([A-Za-z0-9][A-Za-z0-9_-]*)")
+_SUBCOMMAND = re.compile(r"^\s*(?:usage|or):\s+git\s+([a-z][a-z0-9-]*)\s+([a-z][a-z0-9-]*)\b")
+
+
+def parse_help(text):
+    """{"long": {name: arity}, "short": {letter: [long name or "", arity]}, "subcommands": [...]}
+    from ``--help-all`` output. Arity: "n" no value, "r" required, "o" optional (sticked only)."""
+    longs, shorts, subs = {}, {}, []
+    for line in text.splitlines():
+        sub = _SUBCOMMAND.match(line)
+        if sub and sub.group(2) not in subs:
+            subs.append(sub.group(2))
+            continue
+        if not line.startswith("    -"):
+            continue
+        spec = _SPEC_END.split(line.strip(), 1)[0]
+        parsed = _parse_spec(spec)
+        if parsed is None:
+            continue
+        short, name, negatable, arity = parsed
+        if name:
+            longs[name] = arity
+            if negatable and not name.startswith("no-"):
+                longs.setdefault("no-" + name, "n")
+        if short:
+            shorts[short] = [name or "", arity]
+    return {"long": longs, "short": shorts, "subcommands": subs}
+
+
+def _parse_spec(spec):
+    """(short letter or "", long name or "", negatable, arity) of one option line, or None."""
+    short = name = ""
+    negatable = False
+    rest = spec
+    if rest.startswith("-") and not rest.startswith("--"):
+        if len(rest) < 2 or rest[1] in " <[" or rest[1:2].isdigit():
+            return None  # `-<n>`, `-NUM`: numbers, not options
+        short, rest = rest[1], rest[2:]
+        if rest.startswith(", "):
+            rest = rest[2:]
+    if rest.startswith("--"):
+        match = _LONG.match(rest)
+        if not match:
+            return None
+        negatable, name, rest = bool(match.group(1)), match.group(2), rest[match.end():]
+    if rest.startswith("[=") or (rest.startswith("[") and not name):
+        arity = "o"
+    elif rest.startswith((" ", "=")) and rest.strip():
+        arity = "r"
+    else:
+        arity = "n"
+    if not short and not name:
+        return None
+    return short, name, negatable, arity
+
+
+def builtins(git, env, cwd):
+    out = run_git(["--list-cmds=builtins"], cwd=cwd, env=env, program=git)
+    return sorted({c for c in out.split() if re.match(r"^[a-z][a-z0-9-]*$", c) and "--" not in c})
+
+
+def derive(git="git", commands=None):
+    """The option table of the ``git`` on PATH (or the one given), asked in an empty repository."""
+    with tempfile.TemporaryDirectory(prefix="agentguard-gitopts-") as tmp:
+        env = isolated_env(tmp)
+        repo = os.path.join(tmp, "repo")
+        run_git(["init", "-q", repo], cwd=tmp, env=env, program=git)
+        version = run_git(["--version"], cwd=tmp, env=env, program=git).strip()
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            def ask_all(word_lists):
+                return dict(zip((" ".join(w) for w in word_lists),
+                                pool.map(lambda words: _ask(git, words, repo, env), word_lists)))
+            found = ask_all([[c] for c in commands or builtins(git, env, tmp)])
+            subs = ask_all([[cmd, sub] for cmd, entry in found.items() if entry for sub in entry["subcommands"]])
+    table = {}
+    for key, entry in list(found.items()) + list(subs.items()):
+        if entry is None or (" " in key and not (entry["long"] or entry["short"])):
+            continue
+        if not entry["subcommands"]:
+            del entry["subcommands"]
+        table[key] = entry
+    return {"format": FORMAT, "git": version, "commands": table}
+
+
+def _ask(git, words, repo, env):
+    rc, out, err = _run(words + ["--help-all"], repo, 10, env, git)
+    text = (out + err).decode("utf-8", "replace")
+    if "usage:" not in text:
+        return None
+    return parse_help(text)
+
+
+_memo = {}
+
+
+def snapshot_bytes():
+    """The snapshot install writes: the table of the git on PATH (asked once per process and git)."""
+    path = shutil.which("git", path=clean_env().get("PATH")) or "git"
+    try:
+        st = os.stat(path)
+        key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    except OSError:
+        key = (path,)
+    if key not in _memo:
+        _memo[key] = dumps(derive(path)).encode()
+    return _memo[key]
+
+
+def dumps(table):
+    return json.dumps(table, indent=None, sort_keys=True, separators=(",", ":")) + "\n"
+
+
+def merge(*tables):
+    """One table that knows every option any of ``tables`` knows (for the shipped fallback)."""
+    commands = {}
+    for table in tables:
+        for cmd, entry in table["commands"].items():
+            into = commands.setdefault(cmd, {"long": {}, "short": {}})
+            into["long"].update(entry["long"])
+            into["short"].update(entry["short"])
+            if entry.get("subcommands"):
+                into["subcommands"] = sorted(set(into.get("subcommands", [])) | set(entry["subcommands"]))
+    versions = " + ".join(t["git"] for t in tables)
+    return {"format": FORMAT, "git": versions, "commands": commands}
+
+
+def main(argv=None):
+    """``python -m agentguard.installer.gitoptions OUT GIT...``: write the merged table of the gits."""
+    import sys
+    argv = sys.argv[1:] if argv is None else argv
+    out, gits = argv[0], argv[1:] or ["git"]
+    table = merge(*(derive(g) for g in gits))
+    with open(out, "w") as fh:
+        fh.write(dumps(table))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
