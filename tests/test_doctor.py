@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from helpers import AGENTGUARD, Git, refused
-from test_install import tree_snapshot
+from helpers import AGENTGUARD, refused
+from helpers import tree_snapshot
 
 
 def doctor(repo, *args, env=None, check_rc=None):
@@ -32,7 +32,7 @@ def repo_state(repo):
 def test_healthy_repository_passes(guarded):
     repo, _ = guarded
     checks, proc = doctor(repo, check_rc=0)
-    for cid in ("git.version", "install.manifest", "hooks.location", "hooks.reference-transaction",
+    for cid in ("git.version", "git.options", "install.manifest", "hooks.location", "hooks.reference-transaction",
                 "hooks.pre-push", "hooks.pre-commit", "runtime.files", "policy.snapshot", "policy.config",
                 "probe.reference-transaction", "probe.pre-push", "probe.pre-commit", "bypass.aliases",
                 "bypass.env", "branches.ahead", "audit.recent"):
@@ -130,6 +130,32 @@ def test_runtime_and_snapshot_damage(guarded):
     assert status(checks, "policy.recorded") == "fail"
     repo.agentguard("doctor", "--fix")
     assert json.load(open(os.path.join(home, "policy.json")))["branches"] == ["main", "master"]
+
+
+def test_git_options_snapshot_stale_or_missing(guarded):
+    """The option table install snapshotted must come from the git on PATH now."""
+    repo, _ = guarded
+    path = os.path.join(repo.path, ".git", "agentguard", "gitoptions.json")
+    now = repo.run("--version").stdout.strip()
+    with open(path) as fh:
+        table = json.load(fh)
+    assert table["git"] == now
+    table["git"] = "git version 2.28.0"  # as if git was upgraded since install
+    with open(path, "w") as fh:
+        json.dump(table, fh)
+    checks, _ = doctor(repo, check_rc=0)
+    assert status(checks, "git.options") == "warn"
+    assert checks["git.options"]["summary"] == ("git was upgraded since install (snapshot: git version 2.28.0, "
+                                                "now: %s): option tables may be stale" % now)
+    assert checks["git.options"]["fix"] == "agentguard install"
+    os.unlink(path)
+    checks, _ = doctor(repo, check_rc=1)
+    assert status(checks, "git.options") == "fail" and checks["git.options"]["fix"] == "agentguard install"
+    assert "gitoptions.json" in checks["git.options"]["summary"]
+    repo.agentguard("doctor", "--fix")  # install owns the snapshot, so --fix writes it again
+    checks, _ = doctor(repo, check_rc=0)
+    assert status(checks, "git.options") == "pass"
+    assert json.load(open(path))["git"] == now
 
 
 def test_config_drift_both_ways_and_fix_does_not_apply_it(guarded):
@@ -253,6 +279,7 @@ def test_not_installed_and_not_a_repository(make_repo, tmp_path, env):
     repo, _ = make_repo(install=False)
     checks, _ = doctor(repo, check_rc=1)
     assert status(checks, "install.manifest") == "fail" and checks["install.manifest"]["fix"] == "agentguard install"
+    assert "git.options" not in checks  # no snapshot to expect before install
     repo.agentguard("doctor", "--fix")
     checks, _ = doctor(repo, check_rc=0)
     plain = tmp_path / "plain"
