@@ -2,11 +2,9 @@
 import os
 from dataclasses import dataclass
 
-import git as gitpython
-
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
-from .gitenv import git
+from .gitenv import TIMEOUT, _run, git
 
 
 @dataclass
@@ -27,25 +25,30 @@ class RepoInfo:
 
 
 def discover(path):
+    """The repository around ``path``, asked of git itself in one ``rev-parse`` (two from inside a
+    git dir, where git has no work tree to name)."""
     path = os.path.abspath(path or ".")
     if not os.path.isdir(path):
         raise AgentguardError("%s is not a directory" % safe(path, 300))
-    try:
-        repo = gitpython.Repo(path, search_parent_directories=True)
-    except (gitpython.InvalidGitRepositoryError, gitpython.NoSuchPathError):
+    rc, out, err = _run(["rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks"],
+                        path, TIMEOUT)
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    if rc == 0 and len(lines) >= 4 and lines[0]:
+        top = os.path.realpath(lines[0])
+        git_dir, common_dir, hooks_dir = (os.path.realpath(os.path.join(path, p)) for p in lines[1:4])
+        return RepoInfo(top=top, git_dir=git_dir, common_dir=common_dir, hooks_dir=hooks_dir)
+    rc, out, _ = _run(["rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir"], path,
+                      TIMEOUT)
+    answer = out.decode("utf-8", "surrogateescape").split("\n")
+    if rc != 0 or len(answer) < 3:
         raise AgentguardError("%s is not inside a git repository" % safe(path, 300))
-    except gitpython.GitError as exc:
-        raise AgentguardError("cannot read the repository: %s" % safe(str(exc), 200))
-    if repo.bare or repo.working_tree_dir is None:
+    if answer[0] == "true":
         raise AgentguardError(
             "%s is a bare repository: agentguard guards working repositories; protect branches of a "
             "server-side repository with the server's branch protection" % safe(path, 300))
-    top = os.path.realpath(repo.working_tree_dir)
-    lines = git(["rev-parse", "--git-dir", "--git-common-dir", "--git-path", "hooks"], cwd=top).split("\n")
-    if len(lines) != 3:
-        raise AgentguardError("unexpected answer from git rev-parse")
-    git_dir, common_dir, hooks_dir = (os.path.realpath(os.path.join(top, p)) for p in lines)
-    return RepoInfo(top=top, git_dir=git_dir, common_dir=common_dir, hooks_dir=hooks_dir)
+    if answer[1] == "true" and os.path.realpath(answer[2]) != os.path.realpath(os.path.dirname(answer[2])):
+        return discover(os.path.dirname(answer[2]))  # inside .git: the work tree around it
+    raise AgentguardError("cannot read the repository: %s" % safe(err.decode("utf-8", "replace").strip(), 200))
 
 
 def remote_head_branches(info):
