@@ -38,8 +38,7 @@ def parse_help(text):
             continue
         if not line.startswith("    -"):
             continue
-        spec = _SPEC_END.split(line.strip(), 1)[0]
-        parsed = _parse_spec(spec)
+        parsed = _parse_spec(_spec_of(line))
         if parsed is None:
             continue
         short, name, negatable, arity = parsed
@@ -50,6 +49,15 @@ def parse_help(text):
         if short:
             shorts[short] = [name or "", arity]
     return {"long": longs, "short": shorts, "subcommands": subs}
+
+
+def _spec_of(line):
+    """The option part of a usage line. Help starts in column 26 after at least two spaces, or on
+    the next line when the option is wider; git 2.4x prints an option exactly one column too wide
+    with a single space before its help (``    -P, --[no-]prune-tags prune local tags...``)."""
+    if len(line) > 26 and line[24] != " " and line[25] == " " and line[26] not in " <[=" and "  " not in line[4:25]:
+        return line[:25].strip()
+    return _SPEC_END.split(line.strip(), 1)[0]
 
 
 def _parse_spec(spec):
@@ -136,13 +144,20 @@ def dumps(table):
 
 
 def merge(*tables):
-    """One table that knows every option any of ``tables`` knows (for the shipped fallback)."""
+    """One table that knows every option any of ``tables`` knows (for the shipped fallback). Where
+    the gits disagree on an option's value, the last table wins and the option is listed under
+    "varies" (the install-time snapshot, taken from the git that runs, is exact)."""
     commands = {}
     for table in tables:
         for cmd, entry in table["commands"].items():
             into = commands.setdefault(cmd, {"long": {}, "short": {}})
-            into["long"].update(entry["long"])
-            into["short"].update(entry["short"])
+            for kind in ("long", "short"):
+                for name, spec in entry[kind].items():
+                    if name in into[kind] and into[kind][name] != spec:
+                        into.setdefault("varies", [])
+                        if ("-" + name if kind == "short" else name) not in into["varies"]:
+                            into["varies"].append("-" + name if kind == "short" else name)
+                    into[kind][name] = spec
             if entry.get("subcommands"):
                 into["subcommands"] = sorted(set(into.get("subcommands", [])) | set(entry["subcommands"]))
     versions = " + ".join(t["git"] for t in tables)

@@ -133,7 +133,9 @@ def _parse_options(table, args, options, positionals, stop_at_positional=False):
                     value = args[i]
                     eq = "="
                 options.append(Option(canonical, value if eq else None, negated, word))
-        elif word.startswith("-") and len(word) > 1 and not word[1:].isdigit():
+        elif word.startswith("-") and word[1:].isdigit():
+            options.append(Option("-NUM", word[1:], False, word))  # `git log -3`
+        elif word.startswith("-") and len(word) > 1:
             i = _short_cluster(table, args, i, options)
         else:
             if stop_at_positional:

@@ -14,7 +14,7 @@ MAX_SNAPSHOT = 2 * 1024 * 1024
 NONE, REQUIRED, OPTIONAL = "n", "r", "o"
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_tables = {}
+_tables: dict = {}  # loaded tables and per-command views, once per process
 
 
 def _load(path):
@@ -49,8 +49,10 @@ class CommandOptions:
     """The options of one command (``fetch``) or subcommand (``worktree add``)."""
 
     def __init__(self, entries):
-        self.long, self.short, self.subcommands = {}, {}, set()
-        for entry in entries:  # the snapshot first: the git that runs wins
+        self.long: dict = {}  # name -> arity
+        self.short: dict = {}  # letter -> (long name or "", arity)
+        self.subcommands: set = set()
+        for entry in entries:
             for name, arity in _dict(entry.get("long")).items():
                 self.long.setdefault(name, arity)
             for letter, spec in _dict(entry.get("short")).items():
@@ -105,14 +107,15 @@ def _dict(value):
 
 
 def for_command(key, ag_home=None):
-    """CommandOptions for ``key`` ("fetch", "worktree add"): the snapshot's, then the shipped one."""
+    """CommandOptions for ``key`` ("fetch", "worktree add"): the snapshot's when it has the command
+    (the git that runs), else the shipped table's (read only then: a hook pays for one table)."""
     cache_key = ("cmd", key, ag_home)
     if cache_key not in _tables:
-        entries = []
-        for table in (snapshot(ag_home), shipped()):
-            if table is not None:
-                entry = table["commands"].get(key)
-                if isinstance(entry, dict):
-                    entries.append(entry)
-        _tables[cache_key] = CommandOptions(entries)
+        entry = None
+        for load in (lambda: snapshot(ag_home), shipped):
+            table = load()
+            entry = table["commands"].get(key) if table is not None else None
+            if isinstance(entry, dict):
+                break
+        _tables[cache_key] = CommandOptions([entry] if isinstance(entry, dict) else [])
     return _tables[cache_key]
