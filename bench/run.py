@@ -150,21 +150,21 @@ def w_refused(repo):
     return run
 
 
-def measure(setups, workload, runs, make, reset=None):
-    """{setup: [seconds]}: one warm-up each, then rounds in rotating order."""
-    fns = {}
+def measure(setups, runs, make):
+    """{setup: [seconds]}: one warm-up each, then rounds in rotating order. ``make(repo)`` returns
+    the measured function, or (function, reset run after each measurement)."""
+    fns, reset = {}, {}
     for setup, repo in setups.items():
         made = make(repo)
         fns[setup] = made if callable(made) else made[0]
         if not callable(made):
-            reset = reset or {}
             reset[setup] = made[1]
     results = {s: [] for s in setups}
     order = list(setups)
     for r in range(runs + 1):
         for setup in order:
             t = timed(fns[setup])
-            if reset and setup in reset:
+            if setup in reset:
                 reset[setup]()
             if r > 0:
                 results[setup].append(t)
@@ -206,10 +206,10 @@ def main(argv=None):
         ]
         for name, make in table:
             print("measuring: %s" % name, file=sys.stderr)
-            res = measure(repos, name, runs, make)
+            res = measure(repos, runs, make)
             report["workloads"][name] = {s: summary(v) for s, v in res.items()}
         if "agentguard" in repos:
-            report["agentguard"] = _agentguard_only(repos["agentguard"], runs, tmp, env, q)
+            report["agentguard"] = _agentguard_only(repos["agentguard"], runs, env, q)
         if args.sizes:
             report["sizes_curve"] = _sweep(repos, runs, q)
         _print(report)
@@ -228,7 +228,7 @@ def _machine():
     return {"git": git, "python": sys.version.split()[0], "cpus": os.cpu_count()}
 
 
-def _agentguard_only(repo, runs, tmp, env, quick):
+def _agentguard_only(repo, runs, env, quick):
     out = {}
     command = "git checkout -b fix && git add -A && git commit -m 'fix the thing' && git push -u origin HEAD"
     samples = []
@@ -247,7 +247,8 @@ def _agentguard_only(repo, runs, tmp, env, quick):
     out["agentguard check (runtime copy, what adapters run)"] = summary(samples)
     n = 200 if quick else 5000
     oid = repo.git("rev-parse", "HEAD").strip()
-    repo.git("update-ref", "--stdin", stdin="".join("create refs/tags/d%05d %s\n" % (i, oid) for i in range(n)).encode())
+    creates = "".join("create refs/tags/d%05d %s\n" % (i, oid) for i in range(n))
+    repo.git("update-ref", "--stdin", stdin=creates.encode())
     samples = []
     for i in range(runs + 1):
         t = timed(lambda: subprocess.run([AGENTGUARD, "doctor", "--json"], cwd=repo.path, env=env, capture_output=True))
@@ -275,7 +276,7 @@ def _peak_memory(repo, env):
 def _sweep(repos, runs, quick):
     curve = {}
     for n in ((10, 100, 1000) if quick else (10, 100, 1000, 10000)):
-        res = measure(repos, "sweep", runs, lambda r, n=n: w_update_ref(r, n))
+        res = measure(repos, runs, lambda r, n=n: w_update_ref(r, n))
         curve[n] = {s: summary(v) for s, v in res.items()}
     return curve
 
@@ -294,7 +295,7 @@ def _print(report):
     print("-" * len(head))
     goals = []
     for name, row in report["workloads"].items():
-        cells = "".join("%22s" % ("%.0f [%.0f-%.0f]" % (row[s]["median"] * 1e3, row[s]["min"] * 1e3, row[s]["max"] * 1e3))
+        cells = "".join("%22s" % ("%.0f [%.0f-%.0f]" % tuple(row[s][k] * 1e3 for k in ("median", "min", "max")))
                         if s in row else "%22s" % "-" for s in setups)
         ratio = _ratio(row, "agentguard")
         print("%-36s%s%14s" % (name, cells, "%.2fx" % ratio if ratio else "-"))

@@ -15,6 +15,14 @@ class GitError(Exception):
     """git could not be run or did not answer in time."""
 
 
+def scrubbed_env(environ=None):
+    """``environ`` (default: this process's environment) without any ``GIT_*`` variable.
+
+    The environment is untrusted input: ``GIT_DIR``, ``GIT_WORK_TREE``, ``GIT_CONFIG_*`` and friends
+    could point git at another repository or another hooks directory."""
+    return {k: v for k, v in (os.environ if environ is None else environ).items() if not k.startswith("GIT_")}
+
+
 def run(args, cwd=None, timeout=TIMEOUT, check=False):
     """Run ``git ARGS`` (in ``cwd``); return (returncode, stdout bytes). Never leaves a child behind."""
     argv = ["git"] + (["-C", cwd] if cwd else []) + list(args)

@@ -1,7 +1,6 @@
 """The harness adapters install writes into the work tree (pi, Hermes Agent, gptme), and the
 ``gptme.toml`` merge that switches the gptme plugin on without losing a byte of the user's file."""
 import json
-import os
 import re
 from importlib import resources
 
@@ -13,6 +12,7 @@ except ImportError:  # Python < 3.11
 from ..hooks.analyser.analyse import INVOLVES
 from ..hooks.version import VERSION
 from .errors import AgentguardError
+from .hookscripts import sh_quote
 
 HARNESSES = ("pi", "hermes", "gptme")
 TIMEOUT = 10
@@ -44,16 +44,14 @@ def parse_harnesses(text):
 
 def render(template, agentguard_bin):
     text = resources.files("agentguard.templates").joinpath("adapters", template).read_text("utf-8")
+    # Every placeholder sits where the template is still valid source (a string literal, or a
+    # shell word), so the templates parse and lint as they are.
     text = (text.replace("@INVOLVES@", INVOLVES.pattern)
-                .replace("@INVOLVES_JSON@", json.dumps(INVOLVES.pattern))
+                .replace('"@INVOLVES_JSON@"', json.dumps(INVOLVES.pattern))
                 .replace("@TIMEOUT@", str(TIMEOUT))
                 .replace("@VERSION@", VERSION)
-                .replace("@AGENTGUARD_BIN@", _sh_quote(agentguard_bin)))
+                .replace("@AGENTGUARD_BIN@", sh_quote(agentguard_bin)))
     return text.encode("utf-8")
-
-
-def _sh_quote(value):
-    return "'" + value.replace("'", "'\\''") + "'"
 
 
 def files_for(harnesses, agentguard_bin):
@@ -68,6 +66,11 @@ def files_for(harnesses, agentguard_bin):
 # -- gptme.toml ---------------------------------------------------------------------------------
 
 _HEADER = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
+
+
+def _is_header(line, name):
+    match = _HEADER.match(line)
+    return match is not None and match.group(1).strip() == name
 
 
 def merge_gptme_toml(original):
@@ -89,8 +92,7 @@ def merge_gptme_toml(original):
     if not need:
         return original
     lines = text.splitlines(keepends=True)
-    header = next((i for i, l in enumerate(lines) if _HEADER.match(l) and _HEADER.match(l).group(1).strip() == "plugins"),
-                  None)
+    header = next((i for i, line in enumerate(lines) if _is_header(line, "plugins")), None)
     if header is None:
         sep = "" if text.endswith("\n") or not text else "\n"
         text += sep + "\n[plugins]\n" + "".join('%s = ["%s"]\n' % (k, v) for k, v in need)
@@ -142,4 +144,4 @@ exec %s -I -S -B "${0%%/*}/runtime/run.py" check "$@"
 
 
 def check_launcher(python):
-    return (CHECK_LAUNCHER % _sh_quote(python)).encode()
+    return (CHECK_LAUNCHER % sh_quote(python)).encode()

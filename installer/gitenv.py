@@ -7,7 +7,7 @@ variable is dropped and the repository is named explicitly.
 import os
 import subprocess
 
-from ..hooks.gitio import kill_group
+from ..hooks.gitio import kill_group, scrubbed_env
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 
@@ -15,7 +15,8 @@ TIMEOUT = 30
 
 
 def clean_env():
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    """This process's environment without ``GIT_*`` (the runtime's rule: ``gitio.scrubbed_env``)."""
+    return scrubbed_env()
 
 
 def git_ok(args, cwd, timeout=TIMEOUT):

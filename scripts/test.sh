@@ -2,7 +2,8 @@
 # Install everything the test suite drives for real, then run it twice: against the system git and
 # against git 2.47 built from Debian trixie's source (scripts/newer-git.sh, cached outside the clone).
 # Arguments go to pytest.
-#   .venv          agentguard with its test extras (pytest, hypothesis, pre-commit)
+#   .venv          agentguard with its test extras (pytest, hypothesis, pre-commit, ruff, mypy)
+#   apt: shellcheck, when missing (tests/test_lint.py checks the hook scripts install writes)
 #   .venv-hermes   hermes-agent from PyPI      .venv-gptme   gptme from PyPI
 #   .venv-precommit-min   pre-commit 3.2.0, the minimum .pre-commit-hooks.yaml declares
 #   tests/node     pi and husky from npm
@@ -10,6 +11,12 @@
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh '.[test]'
+if ! command -v shellcheck >/dev/null 2>&1; then
+	sudo=""
+	[ "$(id -u)" = 0 ] || sudo="sudo"
+	$sudo apt-get update -qq
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends shellcheck
+fi
 for h in "hermes:hermes-agent==0.19.0" "gptme:gptme==0.35.1" "precommit-min:pre-commit==3.2.0"; do
 	dir=".venv-${h%%:*}"
 	[ -x "$dir/bin/python" ] || python3 -m venv "$dir"

@@ -1,4 +1,5 @@
 """Fixtures: real git repositories in tmp_path, a real bare remote, the real CLI."""
+import os
 import subprocess
 
 import pytest
@@ -46,6 +47,46 @@ def guarded(make_repo):
     return repo, bare
 
 
+# -- the command table's repository (test_check_table, test_analyser_fuzz): one per module ----------
+
+@pytest.fixture(scope="module")
+def table_repo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("table")
+    home = root / "home"
+    home.mkdir()
+    env = _base_env(home)
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(root / "remote.git")], env=env, check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root / "work")], env=env, check=True)
+    repo = Git(str(root / "work"), env)
+    repo.commit("initial")
+    repo.run("remote", "add", "origin", str(root / "remote.git"))
+    repo.run("push", "-q", "-u", "origin", "main")
+    repo.run("checkout", "-q", "-b", "feat")
+    repo.commit("feature work")
+    repo.run("checkout", "-q", "main")
+    repo.run("config", "alias.ship", "push origin HEAD:main")
+    repo.run("config", "alias.ci", "commit --no-verify")
+    repo.run("config", "alias.st", "status")
+    os.makedirs(os.path.join(repo.path, "sub"))
+    os.makedirs(os.path.join(repo.path, "docs"))
+    open(os.path.join(repo.path, "docs", ".git-tips.md"), "w").close()
+    os.symlink(os.path.join(repo.path, ".git", "hooks"), os.path.join(repo.path, "linkdir"))
+    repo.agentguard("install")
+    return repo
+
+
+@pytest.fixture(scope="module")
+def decide(table_repo):
+    """The decision, in-process (the same code the runtime copy runs), isolated like the CLI."""
+    from agentguard.hooks.analyser.check import decide as check_decide
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(table_repo.env)
+    for key in [k for k in os.environ if k.startswith("GIT_") and k != "GIT_CONFIG_NOSYSTEM"]:
+        del os.environ[key]
+    yield lambda command: check_decide(command=command, cwd=table_repo.path)
+    os.environ.clear()
+    os.environ.update(saved)
 
 
 def pytest_report_header(config):

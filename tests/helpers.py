@@ -1,5 +1,7 @@
 """Helpers for driving real git repositories, a real bare remote and the real CLI."""
+import hashlib
 import os
+import stat
 import shutil
 import subprocess
 import sys
@@ -39,7 +41,7 @@ class Git:
                                                                proc.stdout, proc.stderr))
         return proc
 
-    def sh(self, script, check=False, cwd=None):
+    def sh(self, script, cwd=None):
         return subprocess.run(["sh", "-c", script], cwd=cwd or self.path, env=self.env, capture_output=True,
                               text=True, timeout=120)
 
@@ -87,3 +89,49 @@ def upstream_advance(bare, env, tmp_path, msg="upstream"):
     clone.commit(msg)
     clone.run("push", "-q", "origin", "main")
     return clone.rev("HEAD")
+
+
+# -- snapshots: what must not change ---------------------------------------------------------
+USER_HOOK = b"#!/bin/sh\necho 'user pre-commit ran' >&2\n"
+USER_TOML = b"# my gptme settings\n[prompt]\nabout_user = \"keep me\"\n"
+
+
+def tree_snapshot(root):
+    """{relative path: (mode, bytes)} of every file below root (symlinks by target)."""
+    out = {}
+    for base, dirs, files in os.walk(root):
+        for name in files + [d for d in dirs if os.path.islink(os.path.join(base, d))]:
+            path = os.path.join(base, name)
+            st = os.lstat(path)
+            data = os.readlink(path) if stat.S_ISLNK(st.st_mode) else open(path, "rb").read()
+            out[os.path.relpath(path, root)] = (stat.S_IMODE(st.st_mode), data)
+    return out
+
+
+def snapshot(root):
+    """{relative path: ('file', sha256, mode) | ('dir', mode) | ('link', target)} for everything."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root)
+            st = os.lstat(path)
+            if stat.S_ISLNK(st.st_mode):
+                out[rel] = ("link", os.readlink(path))
+            elif stat.S_ISDIR(st.st_mode):
+                out[rel] = ("dir", stat.S_IMODE(st.st_mode))
+            else:
+                with open(path, "rb") as fh:
+                    out[rel] = ("file", hashlib.sha256(fh.read()).hexdigest(), stat.S_IMODE(st.st_mode))
+    return out
+
+
+def state(repo, bare):
+    return {"main": repo.rev("refs/heads/main"), "remote": bare.rev("refs/heads/main"),
+            "feat": repo.rev("refs/heads/feat"), "branches": sorted(repo.branches())}
+
+
+def assert_refused_and_kept(proc, repo, bare, before):
+    assert refused(proc), proc.stdout + proc.stderr
+    after = state(repo, bare)
+    assert after == before, "something moved or was lost: %r -> %r" % (before, after)

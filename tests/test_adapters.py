@@ -4,9 +4,7 @@ import json
 import os
 import subprocess
 
-import pytest
 
-from helpers import refused
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -23,7 +21,7 @@ def run(argv, repo, stdin, env=None, timeout=240):
     proc = subprocess.run(argv, cwd=repo.path, env=env or repo.env, input=stdin, capture_output=True, text=True,
                           timeout=timeout)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    return [json.loads(l) for l in proc.stdout.splitlines() if l.startswith("{")]
+    return [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
 
 
 def sentinel(repo, name):
@@ -87,7 +85,8 @@ def test_hermes_plugin_blocks_terminal_writes_patches_and_process_input(guarded,
         ["terminal", {"command": "git commit -m x", "workdir": repo.path}],
         ["write_file", {"path": ".git/hooks/pre-commit", "content": "#!/bin/sh\nexit 0\n"}],
         ["patch", {"mode": "replace", "path": ".agentguard.toml", "old_string": "a", "new_string": "b"}],
-        ["patch", {"mode": "patch", "patch": "*** Begin Patch\n*** Update File: gptme.toml\n@@\n-a\n+b\n*** End Patch\n"}],
+        ["patch", {"mode": "patch",
+                   "patch": "*** Begin Patch\n*** Update File: gptme.toml\n@@\n-a\n+b\n*** End Patch\n"}],
         ["process", {"action": "write", "session_id": "x", "data": "git push --no-verify origin feat\n"}],
         ["write_file", {"path": "notes.txt", "content": "fine\n"}],
     ]
@@ -106,7 +105,6 @@ def test_hermes_without_the_switches_loads_nothing(guarded, tmp_path):
     """Hermes fails open when the plugin is not switched on: the doctor warns about exactly this."""
     repo, _ = guarded
     need(HERMES_PY)
-    calls = [["terminal", {"command": "git status"}]]
     for env in (hermes_env(repo, tmp_path, enabled=False), hermes_env(repo, tmp_path, project_plugins=False)):
         out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
                   json.dumps([["terminal", {"command": "git push origin feat:main --dry-run"}]]), env=env)

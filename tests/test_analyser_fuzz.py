@@ -1,6 +1,8 @@
 """Fuzz the command analyser (hypothesis): it never crashes or hangs on any input, wrapping a
 blocked command in shells, eval, subshells or substitutions never unblocks it, and wrapping a
-harmless one (a few levels deep) never blocks it. Every input gets a time bound."""
+harmless one (a few levels deep) never blocks it. Every input gets a time bound.
+
+The `decide` fixture (conftest.py) decides against the command table's repository, one per module."""
 import shlex
 import time
 
@@ -8,8 +10,6 @@ import pytest
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from test_check_table import decide, table_repo  # noqa: F401  (module fixtures: one real repository)
 
 TIME_BOUND = 3.0  # seconds per input, on a slow CI machine (typical: a few ms)
 FUZZ = settings(max_examples=200, deadline=None, derandomize=True, database=None,

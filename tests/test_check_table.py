@@ -1,14 +1,14 @@
 """The command analyser over a table of agent commands: block and allow, every category.
 
 One real repository (main pushed to a bare remote, a local feature branch `feat` with a commit
-the remote lacks, agentguard installed); HEAD is on main unless the command switches."""
+the remote lacks, agentguard installed: the `table_repo` fixture in conftest.py); HEAD is on main unless
+the command switches."""
 import json
-import os
 import subprocess
 
 import pytest
 
-from helpers import AGENTGUARD, Git, _base_env
+from helpers import AGENTGUARD
 
 B, A = "block", "allow"
 
@@ -130,7 +130,8 @@ TABLE = [
     ("git config --get core.hooksPath", A, None),
     ("git config core.hooksPath", A, None),
     ("git config user.name 'A Person'", A, None),
-    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git commit -m x", B, "hooks-path"),
+    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=/dev/null git commit -m x", B,
+     "hooks-path"),
     ("export GIT_CONFIG_PARAMETERS=\"'core.hooksPath'='/dev/null'\"", B, "hooks-path"),
     ("env GIT_CONFIG_PARAMETERS=\"'core.hookspath'=''\" git push origin feat", B, "hooks-path"),
     ("GIT_CONFIG_KEY_0=$KEY git status", B, "unanalysable"),
@@ -337,46 +338,6 @@ TABLE = [
 ]
 
 
-@pytest.fixture(scope="module")
-def table_repo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("table")
-    home = root / "home"
-    home.mkdir()
-    env = _base_env(home)
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(root / "remote.git")], env=env, check=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(root / "work")], env=env, check=True)
-    repo = Git(str(root / "work"), env)
-    repo.commit("initial")
-    repo.run("remote", "add", "origin", str(root / "remote.git"))
-    repo.run("push", "-q", "-u", "origin", "main")
-    repo.run("checkout", "-q", "-b", "feat")
-    repo.commit("feature work")
-    repo.run("checkout", "-q", "main")
-    repo.run("config", "alias.ship", "push origin HEAD:main")
-    repo.run("config", "alias.ci", "commit --no-verify")
-    repo.run("config", "alias.st", "status")
-    os.makedirs(os.path.join(repo.path, "sub"))
-    os.makedirs(os.path.join(repo.path, "docs"))
-    open(os.path.join(repo.path, "docs", ".git-tips.md"), "w").close()
-    os.symlink(os.path.join(repo.path, ".git", "hooks"), os.path.join(repo.path, "linkdir"))
-    repo.agentguard("install")
-    return repo
-
-
-@pytest.fixture(scope="module")
-def decide(table_repo):
-    """The decision, in-process (the same code the runtime copy runs), isolated like the CLI."""
-    from agentguard.hooks.analyser.check import decide as check_decide
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(table_repo.env)
-    for key in [k for k in os.environ if k.startswith("GIT_") and k != "GIT_CONFIG_NOSYSTEM"]:
-        del os.environ[key]
-    yield lambda command: check_decide(command=command, cwd=table_repo.path)
-    os.environ.clear()
-    os.environ.update(saved)
-
-
 def test_the_table_is_big_enough():
     assert len(TABLE) >= 150
     assert sum(1 for _, d, _ in TABLE if d == B) >= 75 and sum(1 for _, d, _ in TABLE if d == A) >= 60
@@ -410,8 +371,10 @@ def test_file_writes(table_repo, path, expected):
 
 
 def test_cli_contract(table_repo):
-    run = lambda *a, **kw: subprocess.run([AGENTGUARD, "check", *a], env=table_repo.env, capture_output=True,
-                                          text=True, cwd=table_repo.path, **kw)
+    def run(*args, **kw):
+        return subprocess.run([AGENTGUARD, "check", *args], env=table_repo.env, capture_output=True, text=True,
+                              cwd=table_repo.path, **kw)
+
     proc = run("git push origin feat:main")
     assert proc.returncode == 1 and proc.stdout.startswith("agentguard: blocked")
     proc = run("--json", "git status")

@@ -61,7 +61,7 @@ def test_user_hooks_are_chained_and_restored(make_repo, template):
     repo.run("push", "-q", "origin", "feat", "feat:other")
     assert "args:origin %s" % bare.path in read_log(repo, "pre-push.log")
     pushed = read_log(repo, "pre-push.stdin").splitlines()
-    assert len(pushed) == 2 and {l.split()[2] for l in pushed} == {"refs/heads/feat", "refs/heads/other"}
+    assert len(pushed) == 2 and {line.split()[2] for line in pushed} == {"refs/heads/feat", "refs/heads/other"}
     # the user's refusal still refuses
     open(os.path.join(repo.path, "BLOCK"), "w").close()
     repo.run("add", "BLOCK")

@@ -4,41 +4,21 @@ and a re-run of install or of uninstall completes the job exactly (byte for byte
 tests/harness/kill_at_write.py kills the real CLI just before its Nth filesystem change (Python's audit
 hooks see each one), so each point is a real `kill -9` at a known moment, not a timing guess.
 """
-import hashlib
 import os
 import re
 import shutil
-import stat
 import subprocess
 import sys
 
 import pytest
 
-from helpers import agentguard
+from helpers import USER_HOOK, USER_TOML, agentguard, snapshot
+
+pytestmark = pytest.mark.slow  # kills the real CLI at every filesystem change: minutes per git
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "harness", "kill_at_write.py")
-USER_HOOK = b"#!/bin/sh\necho 'user pre-commit ran' >&2\n"
-USER_TOML = b"# my gptme settings\n[prompt]\nabout_user = \"keep me\"\n"
 RUNTIME_STRIDE = 40  # the runtime's ~150 writes are alike; every file outside it is killed at each point
-
-
-def snapshot(root):
-    """{relative path: ('file', sha256, mode) | ('dir', mode) | ('link', target)} for everything."""
-    out = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = os.path.join(dirpath, name)
-            rel = os.path.relpath(path, root)
-            st = os.lstat(path)
-            if stat.S_ISLNK(st.st_mode):
-                out[rel] = ("link", os.readlink(path))
-            elif stat.S_ISDIR(st.st_mode):
-                out[rel] = ("dir", stat.S_IMODE(st.st_mode))
-            else:
-                with open(path, "rb") as fh:
-                    out[rel] = ("file", hashlib.sha256(fh.read()).hexdigest(), stat.S_IMODE(st.st_mode))
-    return out
 
 
 def run_killed(work, n, *args, env):

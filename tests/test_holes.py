@@ -3,7 +3,7 @@ If one of these starts failing, a hole was closed: move it to the guarantees."""
 import os
 import subprocess
 
-from helpers import Git, refused
+from helpers import refused
 
 
 def test_hooks_path_override_skips_every_hook(guarded):

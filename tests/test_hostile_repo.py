@@ -1,12 +1,11 @@
 """The installer writes into a repository it does not trust: symlinks, FIFOs and directories where
 files are expected, hooks directories outside. Nothing outside the repository is created or changed."""
 import os
-import stat
 
 import pytest
 
 from helpers import Git, refused
-from test_install import tree_snapshot
+from helpers import tree_snapshot
 
 
 @pytest.fixture
@@ -68,7 +67,7 @@ def test_symlink_inside_the_repository_is_fine(make_repo):
     assert os.path.isfile(os.path.join(repo.path, "config", "pi", "extensions", "agentguard.ts"))
 
 
-def test_submodule_with_a_dot_git_file(make_repo, tmp_path):
+def test_submodule_with_a_dot_git_file(make_repo):
     """A submodule's `.git` is a file pointing into the superproject's `.git/modules/`: install follows
     it (hooks where git reads them for the submodule), writes adapters in the submodule's work tree,
     and the submodule's main is protected; the superproject is untouched."""

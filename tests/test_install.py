@@ -1,26 +1,13 @@
 """The install/uninstall contract: placement, idempotence, dry runs, exit codes, the policy."""
 import json
 import os
-import stat
 import subprocess
 
 import pytest
 
-from helpers import AGENTGUARD, Git, agentguard, refused
+from helpers import AGENTGUARD, Git, agentguard, refused, tree_snapshot
 
 HOOKS = ["pre-commit", "pre-merge-commit", "pre-rebase", "pre-push", "reference-transaction"]
-
-
-def tree_snapshot(root):
-    """{relative path: (mode, bytes)} of every file below root (symlinks by target)."""
-    out = {}
-    for base, dirs, files in os.walk(root):
-        for name in files + [d for d in dirs if os.path.islink(os.path.join(base, d))]:
-            path = os.path.join(base, name)
-            st = os.lstat(path)
-            data = os.readlink(path) if stat.S_ISLNK(st.st_mode) else open(path, "rb").read()
-            out[os.path.relpath(path, root)] = (stat.S_IMODE(st.st_mode), data)
-    return out
 
 
 def write_config(repo, content):
@@ -119,7 +106,7 @@ def test_protect_option_and_config_file(make_repo):
     repo.run("commit", "-q", "--allow-empty", "-m", "release is no longer protected")
 
 
-def test_remote_default_branch_is_protected(make_repo, tmp_path, env):
+def test_remote_default_branch_is_protected(make_repo):
     repo, bare = make_repo(install=False)
     repo.run("checkout", "-q", "-b", "develop")
     repo.run("push", "-q", "origin", "develop")
@@ -259,7 +246,7 @@ def test_hostile_python_environment_is_ignored(make_repo, tmp_path):
 def test_the_python_is_resolved_not_a_shim(make_repo):
     repo, _ = make_repo()
     text = open(os.path.join(repo.path, ".git", "hooks", "reference-transaction")).read()
-    line = [l for l in text.splitlines() if l.startswith("ag_py=")][0]
+    line = [ln for ln in text.splitlines() if ln.startswith("ag_py=")][0]
     path = line.split("=", 1)[1].strip("'")
     assert os.path.isabs(path) and os.path.realpath(path) == path and os.access(path, os.X_OK)
     assert "/shims/" not in path

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from helpers import AGENTGUARD
-from test_crash_safety import USER_HOOK, snapshot
+from helpers import USER_HOOK, snapshot
 
 LOCK_MESSAGE = "another agentguard install or uninstall is running"
 

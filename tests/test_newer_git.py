@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from helpers import Git, refused
-from test_refuse import assert_refused_and_kept, state
+from helpers import assert_refused_and_kept, state
 
 
 def git_version(env=None):

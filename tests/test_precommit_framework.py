@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from helpers import Git, refused
+from helpers import refused
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -135,7 +135,8 @@ def test_both_install_orders_and_pre_commit_uninstall(make_repo, pc_home, hook_r
     repo.run("checkout", "-q", "-b", "feat")
     _config(repo, hook_repo)
     repo.run("add", ".pre-commit-config.yaml")
-    steps = [lambda: repo.agentguard("install"), lambda: pc(repo, pc_home, "install", "-t", "pre-commit", "-t", "pre-push")]
+    steps = [lambda: repo.agentguard("install"),
+             lambda: pc(repo, pc_home, "install", "-t", "pre-commit", "-t", "pre-push")]
     for step in (steps if order == "agentguard-first" else steps[::-1]):
         step()
     pc(repo, pc_home, "install-hooks")

@@ -32,7 +32,7 @@ SETTINGS = settings(max_examples=300, deadline=None, derandomize=True, database=
 @given(st.binary(max_size=2000))
 def test_reftx_parser_never_raises_and_keeps_every_line(data):
     items = parse_reftx(data)
-    lines = [l for l in data.decode("utf-8", "surrogateescape").split("\n") if l.rstrip("\r").strip()]
+    lines = [ln for ln in data.decode("utf-8", "surrogateescape").split("\n") if ln.rstrip("\r").strip()]
     assert len(items) == len(lines)
     assert all(isinstance(i, (RefUpdate, Malformed)) for i in items)
 
@@ -47,7 +47,7 @@ def test_reftx_lines_round_trip(updates, eol):
 @SETTINGS
 @given(st.lists(st.text(st.characters(blacklist_characters="\n\r"), max_size=60), max_size=10))
 def test_reftx_a_line_is_an_update_only_when_it_is_exactly_three_valid_words(lines):
-    for line, item in zip([l for l in lines if l.strip()], parse_reftx("\n".join(lines))):
+    for line, item in zip([ln for ln in lines if ln.strip()], parse_reftx("\n".join(lines))):
         if isinstance(item, RefUpdate):
             assert " ".join(item) == line and len(line.split(" ")) == 3
 

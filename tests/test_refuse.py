@@ -3,18 +3,7 @@ import os
 
 import pytest
 
-from helpers import ZERO, refused
-
-
-def state(repo, bare):
-    return {"main": repo.rev("refs/heads/main"), "remote": bare.rev("refs/heads/main"),
-            "feat": repo.rev("refs/heads/feat"), "branches": sorted(repo.branches())}
-
-
-def assert_refused_and_kept(proc, repo, bare, before):
-    assert refused(proc), proc.stdout + proc.stderr
-    after = state(repo, bare)
-    assert after == before, "something moved or was lost: %r -> %r" % (before, after)
+from helpers import ZERO, assert_refused_and_kept, refused, state
 
 
 def stage(repo, name="staged.txt"):
@@ -40,7 +29,7 @@ def test_no_verify_commit_names_the_orphaned_commit(guarded):
     stage(repo)
     proc = repo.run("commit", "--no-verify", "-m", "sneaky", check=False)
     assert refused(proc)
-    line = [l for l in proc.stderr.splitlines() if "git branch <new-branch>" in l][0]
+    line = [ln for ln in proc.stderr.splitlines() if "git branch <new-branch>" in ln][0]
     sha = line.split()[3]
     assert repo.run("cat-file", "-t", sha).stdout.strip() == "commit"
     repo.run("branch", "rescued", sha)  # the advice works
@@ -172,7 +161,7 @@ def test_branch_M_onto_main_keeps_the_source(guarded):
     assert_refused_and_kept(proc, repo, bare, before)
 
 
-def test_fetch_force_other_branch_into_main(guarded, tmp_path):
+def test_fetch_force_other_branch_into_main(guarded):
     repo, bare = guarded
     repo.run("push", "-q", "origin", "feat:x")
     repo.run("checkout", "-q", "feat")

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from helpers import refused
-from test_refuse import assert_refused_and_kept, state
+from helpers import assert_refused_and_kept, state
 
 pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="exec -a needs bash")
 

@@ -4,7 +4,7 @@ cannot decide it leaves in place and says so."""
 import os
 import shutil
 
-from test_crash_safety import USER_HOOK, USER_TOML
+from helpers import USER_HOOK, USER_TOML
 
 OTHER_HOOK = b"#!/bin/sh\necho 'user pre-push ran' >&2\n"
 

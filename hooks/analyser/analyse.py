@@ -11,7 +11,7 @@ import os
 import re
 
 from . import gitrules
-from .repoview import UNKNOWN, RepoView
+from .repoview import RepoView
 from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from ..bypass import env_skips_hooks
 from ..rules import Block
@@ -165,9 +165,9 @@ class Analyser:
             return
         name = os.path.basename(head.text)
         state.stdin_text = cmd.heredocs[-1] if cmd.heredocs else _literal_output(piped, state)
-        self.dispatch(name, head, words, state, piped)
+        self.dispatch(name, words, state, piped)
 
-    def dispatch(self, name, head, words, state, piped):
+    def dispatch(self, name, words, state, piped):
         base = re.sub(r"[0-9.]+$", "", name)
         if name == "git" or (name.startswith("git-") and len(name) > 4):
             rest = words[1:] if name == "git" else [_word(name[4:])] + words[1:]
@@ -245,9 +245,10 @@ class Analyser:
                 continue
             if name in ("command", "builtin") and args and args[0].text in ("-v", "-V"):
                 return []
-            value_opts = {"exec": {"-a"}, "nice": {"-n", "--adjustment"}, "timeout": {"-s", "-k", "--signal", "--kill-after"},
-                          "stdbuf": {"-i", "-o", "-e"}, "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"},
-                          "doas": {"-u", "-C"}, "ionice": {"-c", "-n", "-p", "-P", "-u"}, "time": {"-f", "-o", "--format", "--output"},
+            value_opts = {"exec": {"-a"}, "nice": {"-n", "--adjustment"},
+                          "timeout": {"-s", "-k", "--signal", "--kill-after"}, "stdbuf": {"-i", "-o", "-e"},
+                          "sudo": {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"}, "doas": {"-u", "-C"},
+                          "ionice": {"-c", "-n", "-p", "-P", "-u"}, "time": {"-f", "-o", "--format", "--output"},
                           "strace": {"-o", "-e", "-p", "-s"}, "ltrace": {"-o", "-e", "-p", "-s"}}.get(name, set())
             rest = _skip_options(args, value_opts)
             if name == "timeout" and rest:

@@ -11,6 +11,7 @@ import os
 import sys
 
 from .analyse import Analyser
+from ..gitio import scrubbed_env
 from ..rules import Block
 
 USAGE = "usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH)"
@@ -76,8 +77,9 @@ def main(argv, out=None):
     except ValueError as exc:
         sys.stderr.write("%s\nagentguard check: %s\n" % (USAGE, exc))
         return 2
-    # The environment is the agent's: never let GIT_DIR & co. point the analysis elsewhere.
-    for key in [k for k in os.environ if k.startswith("GIT_")]:
+    # The environment is the agent's: never let GIT_DIR & co. point the analysis elsewhere
+    # (gitio.run hands os.environ to every git it starts).
+    for key in os.environ.keys() - scrubbed_env().keys():
         del os.environ[key]
     block = analyse(command, write, cwd)
     if as_json:

@@ -57,7 +57,7 @@ class RepoView:
         """{lower-cased key: [values]} of the repository's effective config."""
         if self._config is None:
             _, out = gitio.run(["config", "-z", "--list"], cwd=self.top)
-            cfg = {}
+            cfg: dict = {}
             for item in out.decode("utf-8", "surrogateescape").split("\0"):
                 key, _, value = item.partition("\n")
                 if key:

@@ -369,7 +369,7 @@ class _Parser:
             self.pos = i + 1
 
     def ansi_c(self):
-        out = []
+        out: list = []
         escapes = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
                    "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
         while self.pos < len(self.s):

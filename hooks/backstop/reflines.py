@@ -40,7 +40,7 @@ def _lines(data):
 
 def parse_reftx(data):
     """``<old> SP <new> SP <ref>`` lines into RefUpdate (or Malformed) items."""
-    items = []
+    items: list = []
     for line in _lines(data):
         words = line.split(" ")
         if len(words) == 3 and all(words) and _value_ok(words[0]) and _value_ok(words[1]) \
@@ -57,7 +57,7 @@ def parse_prepush(data):
     The local ref is the text as typed and may contain spaces, so the line is split from the
     right; the remote ref is always a full ref name.
     """
-    items = []
+    items: list = []
     for line in _lines(data):
         words = line.rsplit(" ", 3)
         if len(words) == 4 and words[0] and is_oid(words[1]) and _ref_ok(words[2]) and is_oid(words[3]):

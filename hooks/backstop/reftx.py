@@ -19,7 +19,7 @@ def decide(state, policy, data, call, hook_state="prepared"):
     if hook_state in PASS_STATES:
         return None
     items = parse_reftx(data)
-    pending = {}  # remote-tracking updates that this same transaction makes legitimately
+    pending: dict = {}  # remote-tracking updates that this same transaction makes legitimately
     for item in items:
         if isinstance(item, Malformed):
             if any(policy.classify(w) or w.startswith("refs/heads/") for w in item.words):

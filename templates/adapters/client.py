@@ -13,7 +13,7 @@ import signal
 import subprocess
 
 INVOLVES = re.compile(r"""@INVOLVES@""", re.I)
-TIMEOUT = @TIMEOUT@
+TIMEOUT = float("@TIMEOUT@")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 

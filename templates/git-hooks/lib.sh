@@ -2,8 +2,6 @@
 ag_py=@AG_PY@
 ag_chained=@AG_CHAINED@
 ag_chained_sh=@AG_CHAINED_SH@
-ag_nl='
-'
 ag_in=
 
 # Ask the runtime (only when the fast path cannot decide). Exit status: 0 allow, 1 refuse.
@@ -25,7 +23,8 @@ ag_chain() {
 	[ -n "$ag_chained" ] || return 0
 	if [ -n "$ag_chained_sh" ]; then
 		# A POSIX sh hook runs sourced in a subshell so that $0 stays this path
-		# (husky v9 stubs find their runner from $0).
+		# (husky v9 stubs find their runner from $0). Which file is known only at run time:
+		# shellcheck disable=SC1090
 		( . "$ag_chained" )
 	else
 		"$ag_chained" "$@"

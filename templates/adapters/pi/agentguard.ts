@@ -6,8 +6,8 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 
-const TIMEOUT_MS = @TIMEOUT@ * 1000;
-const INVOLVES = new RegExp(@INVOLVES_JSON@, "i");
+const TIMEOUT_MS = Number("@TIMEOUT@") * 1000;
+const INVOLVES = new RegExp("@INVOLVES_JSON@", "i");
 
 type Decision = { block: boolean; reason: string };
 
