@@ -1,8 +1,6 @@
 """The ways around git's hooks that live in configuration and the environment, decided once:
 the analyser blocks a command that sets them, the doctor reports a repository or a shell that
 has them."""
-import shlex
-
 from .gitmodel import cli
 
 SKIPPING_CMDS = ("commit", "merge", "pull", "push", "rebase", "am", "cherry-pick", "revert", "worktree",
@@ -12,6 +10,7 @@ SKIPPING_CMDS = ("commit", "merge", "pull", "push", "rebase", "am", "cherry-pick
 def alias_skips_hooks(value):
     """True when the alias ``value`` (what ``alias.<name>`` holds) skips or redirects git's hooks:
     ``--no-verify`` (or ``commit -n``, read with git's own option table) or core.hooksPath."""
+    import shlex  # only aliases need it
     low = value.lower()
     if "--no-verify" in low or "hookspath" in low:
         return True

@@ -4,30 +4,42 @@ The dispatch table comes first: which family judges which command. ``check_git``
 words after ``git`` (global options, ``-c``, aliases), then hands the parsed ``GitCall`` to the
 family's rule.
 """
-import os
-import shlex
+import importlib
 
 from ...gitmodel import cli
 from ...rules import Block
 from ..shellparse import DYN, Word
-from . import branches, commits, config, paths, remote
 from .context import GitContext  # noqa: F401  (the analyser builds it)
 
+# command -> (family module, rule). Families are imported when a command of theirs is judged: a
+# decision imports only what it needs (`agentguard check` runs on every tool call).
 HANDLERS = {
     # history written on the current branch
-    "commit": commits.commit, "merge": commits.merge, "pull": commits.pull, "rebase": commits.rebase,
-    "cherry-pick": commits.pick, "revert": commits.pick, "am": commits.pick, "reset": commits.reset,
+    "commit": ("commits", "commit"), "merge": ("commits", "merge"), "pull": ("commits", "pull"),
+    "rebase": ("commits", "rebase"), "cherry-pick": ("commits", "pick"), "revert": ("commits", "pick"),
+    "am": ("commits", "pick"), "reset": ("commits", "reset"),
     # branches and refs
-    "branch": branches.branch, "checkout": branches.checkout, "switch": branches.switch,
-    "worktree": branches.worktree, "update-ref": branches.update_ref, "symbolic-ref": branches.symbolic_ref,
-    "filter-branch": branches.rewrite_all, "filter-repo": branches.rewrite_all,
+    "branch": ("branches", "branch"), "checkout": ("branches", "checkout"), "switch": ("branches", "switch"),
+    "worktree": ("branches", "worktree"), "update-ref": ("branches", "update_ref"),
+    "symbolic-ref": ("branches", "symbolic_ref"), "filter-branch": ("branches", "rewrite_all"),
+    "filter-repo": ("branches", "rewrite_all"),
     # remotes
-    "fetch": remote.fetch, "push": remote.push,
+    "fetch": ("remote", "fetch"), "push": ("remote", "push"),
     # the guard's files
-    "rm": paths.paths, "mv": paths.paths, "restore": paths.paths,
+    "rm": ("paths", "paths"), "mv": ("paths", "paths"), "restore": ("paths", "paths"),
     # hooks and aliases
-    "config": config.config,
+    "config": ("config", "config"),
 }
+
+
+def handler_for(cmd):
+    """The rule that judges ``cmd``, or None."""
+    found = HANDLERS.get(cmd)
+    if found is None:
+        return None
+    module = importlib.import_module("." + found[0], __name__)
+    return getattr(module, found[1])
+
 
 # Builtins cannot be shadowed by aliases.
 BUILTINS = set("""add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore
@@ -82,12 +94,13 @@ def check_git(words, ctx, depth=0):
         raise Block("no-verify", "git %s --no-verify" % call.cmd)
     if call.cmd == "commit" and call.has("-n"):
         raise Block("no-verify", "git commit -n")
-    handler = HANDLERS.get(call.cmd)
+    handler = handler_for(call.cmd)
     if handler and (ctx.repo is not None or call.cmd == "config"):
         handler(call, ctx)
 
 
 def _expand_alias(alias, call, words, ctx, depth):
+    import shlex  # only aliases need it
     rest = call.args
     if alias.startswith("!"):
         shell = alias[1:] + "".join(" " + shlex.quote(a) for a in rest)
@@ -104,9 +117,3 @@ def _expand_alias(alias, call, words, ctx, depth):
         new.append(w)
     check_git(new + words[len(words) - len(rest):], ctx, depth + 1)
 
-
-def git_cwd(call, ctx):
-    return cli.cwd_of(call, ctx.state.cwd) if ctx.state.cwd else None
-
-
-__all__ = ["BUILTINS", "CURRENT_BRANCH_SUBS", "GitContext", "HANDLERS", "check_git", "os"]
