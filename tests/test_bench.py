@@ -4,6 +4,10 @@ import os
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.slow  # the quick benchmark: about a minute
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

@@ -35,6 +35,7 @@ def start(repo, *args):
                             stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow  # waits out the 5 s lock
 @pytest.mark.parametrize("command", ["install", "uninstall"])
 def test_loser_gives_up_with_a_clear_message(make_repo, command):
     repo = user_hook_repo(make_repo)
@@ -82,6 +83,7 @@ def installed_or_not(repo, installed, uninstalled):
         rel for rel in set(now) | set(installed) if now.get(rel) != installed.get(rel))
 
 
+@pytest.mark.slow  # races installs and uninstalls for seconds
 def test_racing_installs_and_uninstalls(make_repo):
     repo = user_hook_repo(make_repo)
     repo.agentguard("install")

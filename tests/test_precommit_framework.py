@@ -45,6 +45,7 @@ def pc(repo, pc_home, *args, exe=None, check=True):
     return proc
 
 
+@pytest.mark.slow  # a real pre-commit try-repo run: tens of seconds
 @pytest.mark.parametrize("exe", [CURRENT, MINIMUM], ids=["current", "minimum-3.2.0"])
 def test_try_repo(guarded, pc_home, hook_repo, exe):
     assert os.path.exists(exe), "run the README's test command: it installs pre-commit %s" % exe
@@ -71,6 +72,7 @@ def _config(repo, hook_repo, doctor_args=None):
         fh.write(text)
 
 
+@pytest.mark.slow  # a real pre-commit try-repo run: tens of seconds
 def test_framework_only_with_real_commits_and_pushes(make_repo, pc_home, hook_repo):
     repo, bare = make_repo(install=False)
     _config(repo, hook_repo)

@@ -68,6 +68,7 @@ def test_installer_git_calls_are_bounded(guarded):
     assert_gone(mark)
 
 
+@pytest.mark.slow  # waits out a timeout
 def test_doctor_probe_of_a_hanging_hook(make_repo, monkeypatch):
     """The doctor never runs a chained user hook (its accept probes use a copy of ours without the
     chain), so what can hang is the hook itself: one replaced by something that stalls."""
@@ -116,6 +117,7 @@ def test_python_adapter_client_times_out_and_blocks(guarded, monkeypatch):
     assert_gone(mark)
 
 
+@pytest.mark.slow  # waits out a timeout
 def test_pi_extension_times_out_and_blocks(guarded):
     """pi's ExtensionRunner loads the extension install wrote; its decision call hangs (10 s budget)."""
     repo, _ = guarded
