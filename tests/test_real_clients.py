@@ -546,15 +546,19 @@ PUSHES = [
 ]
 
 
+def refused_and_unmoved(repo, bare, argv, read):
+    """``argv`` (with <FEAT>/<URL> placeholders) is refused and the ref ``read()`` returns did not move."""
+    before = read()
+    proc = Scene(repo, bare, None, repo.env, bare.rev("main"), repo.rev("main")).git(argv)
+    assert refused(proc), proc.stdout + proc.stderr
+    assert read() == before
+
+
 @pytest.mark.parametrize("argv", PUSHES)
 def test_client_push_to_main_is_refused(guarded, argv):
     repo, bare = guarded
     repo.run("checkout", "-q", "feat")  # feat is a fast-forward of the remote's main: only the guard stops it
-    scene = Scene(repo, bare, None, repo.env, bare.rev("main"), repo.rev("main"))
-    before = bare.rev("main")
-    proc = scene.git(argv)
-    assert refused(proc), proc.stdout + proc.stderr
-    assert bare.rev("main") == before
+    refused_and_unmoved(repo, bare, argv, lambda: bare.rev("main"))
 
 
 FORGES = [
@@ -568,11 +572,7 @@ FORGES = [
 def test_forging_origin_main_is_refused(guarded, argv):
     repo, bare = guarded
     repo.run("push", "-q", "origin", "feat")  # the remote has feat: the fetch itself would work
-    before = repo.rev("refs/remotes/origin/main")
-    scene = Scene(repo, bare, None, repo.env, bare.rev("main"), repo.rev("main"))
-    proc = scene.git(argv)
-    assert refused(proc), proc.stdout + proc.stderr
-    assert repo.rev("refs/remotes/origin/main") == before
+    refused_and_unmoved(repo, bare, argv, lambda: repo.rev("refs/remotes/origin/main"))
 
 
 MERGES = [
