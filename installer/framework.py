@@ -10,7 +10,7 @@ import os
 import shlex
 
 from ..hooks.gitmodel import cli as gitargv, procargv
-from ..hooks.gitmodel.refnames import ZERO_OID as ZERO
+from ..hooks.gitmodel.refnames import ZERO_OID as ZERO, Refspec, names_branch
 from ..hooks.analyser.check import analyse
 from ..hooks.main import run_hook
 from ..hooks.policy import PolicyError, load_snapshot
@@ -78,7 +78,8 @@ def _deletes(argv, dst):
     call = gitargv.parse(argv)
     if call.has("--delete"):
         return True
-    return any(a.lstrip("+") in (":" + dst, ":refs/heads/" + dst, ":heads/" + dst) for a in call.words()[1:])
+    specs = (Refspec(a) for a in call.words()[1:])
+    return any(s.src == "" and s.dst is not None and names_branch(s.dst, dst) for s in specs)
 
 
 def push_ancestor():

@@ -17,11 +17,10 @@ import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from ..hooks.gitmodel.options import FORMAT, SNAPSHOT_NAME  # noqa: F401  (one name and format: the runtime reads the snapshot; install and the doctor name it through this module)
 from .gitenv import _run, clean_env, isolated_env
 from .gitenv import git as run_git
 
-FORMAT = 1
-SNAPSHOT_NAME = "gitoptions.json"  # the runtime reads it: hooks/gitmodel/options.py
 _SPEC_END = re.compile(r"\s{2,}")
 _LONG = re.compile(r"--(\[no-\])?([A-Za-z0-9][A-Za-z0-9_-]*)")
 _SUBCOMMAND = re.compile(r"^\s*(?:usage|or):\s+git\s+([a-z][a-z0-9-]*)\s+([a-z][a-z0-9-]*)\b")

@@ -15,11 +15,11 @@ import subprocess
 import tempfile
 
 from ..hooks.gitio import kill_group
+from ..hooks.gitmodel.refnames import ZERO_OID as ZERO
 from ..hooks.policy import literal_prefix
 from .gitenv import clean_env
 from .repo import is_reftable
 
-from ..hooks.gitmodel.refnames import ZERO_OID as ZERO
 TIMEOUT = 30
 PROBE_PREFIX = "agentguard-doctor-probe"
 # Set for everything a probe runs: a hook that calls the doctor again (the pre-commit framework's

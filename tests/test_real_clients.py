@@ -587,11 +587,7 @@ MERGES = [
 @pytest.mark.parametrize("argv", MERGES)
 def test_client_fast_forward_of_local_work_is_refused(guarded, argv):
     repo, bare = guarded
-    before = repo.rev("main")
-    proc = subprocess.run(["git", *argv], cwd=repo.path, env=repo.env, capture_output=True, text=True,
-                          timeout=120)
-    assert refused(proc), proc.stdout + proc.stderr
-    assert repo.rev("main") == before
+    refused_and_unmoved(repo, bare, argv, lambda: repo.rev("main"))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ class RepoView:
                 if k.startswith("remote.") and k.endswith(".url") and v}
 
     def remote_names(self):
-        return {k[len("remote."):-len(".url")] for k in self.config() if k.startswith("remote.") and k.endswith(".url")}
+        return set(self.remote_urls())
 
     def is_counterpart_name(self, rev, branch):
         """``origin/main``, ``refs/remotes/origin/main``, ``@{u}``: names of a counterpart of ``branch``."""

@@ -6,7 +6,7 @@ from ..textsafe import safe
 
 def decide(state, policy, data, call, remote_name):
     remote = remote_name or "origin"
-    if (call is not None and call.cmd == "push" and call.has_option("--mirror")) or \
+    if (call is not None and call.cmd == "push" and call.has("--mirror")) or \
             (remote_name and state.config_bool("remote.%s.mirror" % remote_name)):
         return R.Refusal("push-mirror", "a mirror push to %s" % safe(remote, 80),
                          "a mirror push can delete or rewrite protected branches without showing them to hooks",

@@ -141,7 +141,7 @@ def _fetch_of_same_branch(state, call, branch):
 
 def _rename_source(policy, item, call):
     """`git branch -M feat main` deletes `feat` before main is touched: refuse at that step."""
-    if call is None or call.cmd != "branch" or not call.has_option(*_BRANCH_RENAME):
+    if call is None or call.cmd != "branch" or not call.has(*_BRANCH_RENAME):
         return None
     words = call.words()
     if not words:

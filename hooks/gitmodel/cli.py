@@ -55,7 +55,7 @@ class GitCall:
         self.options = []
         self.positionals = []
         self.dashdash = None
-        self._top = self._table = O.for_command(cmd or "", ag_home)
+        self._top = self._table = O.for_command(cmd, ag_home) if cmd else O.CommandOptions([])
         if cmd:
             self._parse(ag_home)
 
@@ -108,9 +108,6 @@ class GitCall:
     def words(self):
         """The positionals before ``--`` (all of them when there is none)."""
         return self.positionals if self.dashdash is None else self.positionals[:self.dashdash]
-
-    def has_option(self, *names):  # the name the hooks have always used
-        return self.has(*names)
 
 
 def _parse_options(table, args, options, positionals, stop_at_positional=False):

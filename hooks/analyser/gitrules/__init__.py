@@ -7,6 +7,7 @@ family's rule.
 import importlib
 
 from ...gitmodel import cli
+from ...bypass import SKIPPING_CMDS
 from ...rules import Block
 from ..shellparse import DYN, Word
 from .context import GitContext  # noqa: F401  (the analyser builds it)
@@ -55,8 +56,6 @@ show-index show-ref sparse-checkout stash status stripspace submodule switch sym
 unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-pack
 var verify-commit verify-pack verify-tag version whatchanged worktree write-tree""".split())
 
-NO_VERIFY_CMDS = ("commit", "merge", "pull", "push", "rebase", "am", "cherry-pick", "revert", "worktree",
-                  "switch", "checkout")
 CURRENT_BRANCH_SUBS = (("branch", "--show-current"), ("rev-parse", "--abbrev-ref", "HEAD"),
                        ("symbolic-ref", "--short", "HEAD"), ("symbolic-ref", "--short", "-q", "HEAD"))
 
@@ -90,10 +89,8 @@ def check_git(words, ctx, depth=0):
             alias = ctx.repo.alias(call.cmd)
         if alias is not None:
             return _expand_alias(alias, call, words, ctx, depth)
-    if call.cmd in NO_VERIFY_CMDS and call.has("--no-verify"):
+    if call.cmd in SKIPPING_CMDS and call.has("--no-verify"):  # commit's -n is --no-verify in git's table
         raise Block("no-verify", "git %s --no-verify" % call.cmd)
-    if call.cmd == "commit" and call.has("-n"):
-        raise Block("no-verify", "git commit -n")
     handler = handler_for(call.cmd)
     if handler and (ctx.repo is not None or call.cmd == "config"):
         handler(call, ctx)
