@@ -20,7 +20,7 @@ from typing import Optional
 from ..hooks import audit
 from ..hooks.bypass import alias_skips_hooks, env_skips_hooks
 from ..hooks.policy import Policy, PolicyError, load_snapshot
-from ..hooks.gitio import GitError
+from ..hooks.gitio import GitError, scrubbed_env
 from ..hooks.repostate import RepoState
 from ..hooks.textsafe import safe
 from . import adapters
@@ -386,7 +386,7 @@ def check_template_dir(ctx):
 def _clean_git_env():
     """``RepoState`` runs git with this process's environment; the doctor's must not name another
     repository (``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, ...), as ``gitenv.clean_env`` ensures for the rest."""
-    saved = {k: os.environ.pop(k) for k in [k for k in os.environ if k.startswith("GIT_")]}
+    saved = {k: os.environ.pop(k) for k in os.environ.keys() - scrubbed_env().keys()}
     try:
         yield
     finally:
