@@ -3,6 +3,8 @@ ag_py=@AG_PY@
 ag_chained=@AG_CHAINED@
 ag_chained_sh=@AG_CHAINED_SH@
 ag_in=
+ag_nl='
+'
 
 # Ask the runtime (only when the fast path cannot decide). Exit status: 0 allow, 1 refuse.
 ag_decide() {
@@ -15,7 +17,21 @@ ag_decide() {
 			"  To carry on:" "    agentguard doctor --fix" >&2
 		return 1
 	fi
-	printf '%s' "$ag_in" | "$ag_py" -I -S -B "$ag_home/runtime/run.py" "$ag_hook" "$PPID" "$@"
+	ag_with_input "$ag_py" -I -S -B "$ag_home/runtime/run.py" "$ag_hook" "$PPID" "$@"
+}
+
+# Run "$@" with $ag_in as its stdin (exactly, when it ends in a newline as git's lines do). A
+# here-document, not printf: printf need not be a shell builtin (posh), and a long transaction would
+# then exceed the argument-length limit.
+ag_with_input() {
+	if [ -z "$ag_in" ]; then
+		"$@" </dev/null
+		return
+	fi
+	ag_body=${ag_in%"$ag_nl"}
+	"$@" <<ag_EOF
+$ag_body
+ag_EOF
 }
 
 # Run the hook that was here before agentguard, with the same arguments and stdin.
