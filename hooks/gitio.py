@@ -23,15 +23,26 @@ def scrubbed_env(environ=None):
     return {k: v for k, v in (os.environ if environ is None else environ).items() if not k.startswith("GIT_")}
 
 
-def run(args, cwd=None, timeout=TIMEOUT, check=False):
-    """Run ``git ARGS`` (in ``cwd``); return (returncode, stdout bytes). Never leaves a child behind."""
+def without_command_line_config(environ=None):
+    """``environ`` without the configuration a command line put there (``git -c``, ``--config-env``,
+    ``GIT_CONFIG_COUNT``): what the repository's own config files say, as git's children would
+    otherwise inherit the caller's overrides."""
+    env = os.environ if environ is None else environ
+    return {k: v for k, v in env.items()
+            if k != "GIT_CONFIG_PARAMETERS" and not k.startswith(("GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_",
+                                                                  "GIT_CONFIG_VALUE_"))}
+
+
+def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
+    """Run ``git ARGS`` (in ``cwd``, with ``env`` or this process's environment); return
+    (returncode, stdout bytes). Never leaves a child behind."""
     argv = ["git"] + (["-C", cwd] if cwd else []) + list(args)
     rfd, wfd = os.pipe()
     devnull = os.open(os.devnull, os.O_RDWR)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, wfd, 1),
                (os.POSIX_SPAWN_DUP2, devnull, 2), (os.POSIX_SPAWN_CLOSE, rfd)]
     try:
-        pid = os.posix_spawnp("git", argv, os.environ, file_actions=actions, setsid=True)
+        pid = os.posix_spawnp("git", argv, os.environ if env is None else env, file_actions=actions, setsid=True)
     except OSError as exc:
         os.close(rfd)
         raise GitError("cannot run git: %s" % exc.strerror)

@@ -33,10 +33,11 @@ def _read_stdin():
     return data
 
 
-def decide(hook, args, state, policy, call, data):
-    """One decision for one hook invocation (shared by the runtime copy and the package)."""
+def decide(hook, args, state, policy, call, data, caller=None):
+    """One decision for one hook invocation (shared by the runtime copy and the package);
+    ``caller`` is the pid of the git process that runs the hook."""
     if hook == "reference-transaction":
-        return reftx.decide(state, policy, data, call, args[0] if args else "")
+        return reftx.decide(state, policy, data, call, args[0] if args else "", caller)
     if hook == "pre-push":
         return prepush.decide(state, policy, data, call, args[0] if args else None)
     if hook in ("pre-commit", "pre-merge-commit"):
@@ -69,7 +70,7 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
             data = _read_stdin() if hook in ("reference-transaction", "pre-push") else b""
         if policy is None:
             policy = load_snapshot(state.ag_home)
-        refusal = decide(hook, args, state, policy, call, data)
+        refusal = decide(hook, args, state, policy, call, data, int(pid) if pid.isdigit() else None)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
         refusal = _broken(str(exc))
     except Exception as exc:  # a bug must still fail closed, and must not print a traceback

@@ -98,6 +98,25 @@ class RepoState:
             return found
         return self._memo("remotes", read)
 
+    def remote_advertises(self, remote, ref):
+        """The object ``remote`` (a configured remote's name) advertises for ``ref`` now, or None.
+
+        Asked with the repository's own configuration (not the caller's ``-c`` overrides, which
+        could point the name elsewhere), no terminal prompt, and the runtime's time limit."""
+        def ask():
+            env = gitio.without_command_line_config()
+            env["GIT_TERMINAL_PROMPT"] = "0"
+            try:
+                rc, out = gitio.run(["ls-remote", "--", remote, ref], cwd=self.cwd, env=env)
+            except gitio.GitError:
+                return None
+            for line in out.decode("utf-8", "surrogateescape").splitlines():
+                oid, _, name = line.partition("\t")
+                if rc == 0 and name == ref and is_oid(oid):
+                    return oid
+            return None
+        return self._memo(("advertises", remote, ref), ask)
+
     def config_bool(self, key):
         rc, out = gitio.run(["config", "--type=bool", "--get", key], cwd=self.cwd)
         return rc == 0 and out.strip() == b"true"

@@ -13,11 +13,13 @@ a remote counterpart"), so the analyser, the backstop and the doctor cannot disa
 import json
 import os
 import re
+import sys
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Optional
 
 from ..hooks import audit
+from ..hooks.gitmodel import procargv
 from ..hooks.bypass import alias_skips_hooks, env_skips_hooks
 from ..hooks.policy import Policy, PolicyError, load_snapshot
 from ..hooks.gitio import GitError, scrubbed_env
@@ -129,6 +131,19 @@ def check_git_options(ctx):
     else:
         ctx.add("git.options", "warn", "git was upgraded since install (snapshot: %s, now: %s): option tables may "
                 "be stale" % (safe(taken, 100), now), "agentguard install")
+
+
+def check_caller_argv(ctx):
+    """Whether the hooks can read the argv of the git command that runs them on this system."""
+    how = procargv.readable()
+    if how:
+        ctx.add("platform.argv", "pass", "hooks read the calling git command from %s"
+                % ("/proc" if how == "proc" else "sysctl (%s)" % sys.platform))
+        return
+    weaker = "; ".join("[%s] %s" % pair for pair in procargv.WITHOUT_ARGV)
+    ctx.add("platform.argv", "warn", "this system does not give the hooks the calling git command (no /proc, "
+            "no sysctl), so the rules that read it decide on weaker evidence: " + weaker,
+            "run where /proc is mounted (a container: do not mask /proc), and install the harness adapters")
 
 
 # -- installation -------------------------------------------------------------------------------
@@ -541,6 +556,7 @@ def check_audit(ctx):
 # -- the checks, per group, in the order they run (and are printed) ------------------------------
 GROUPS = [
     ("git", [check_version, check_ref_storage, check_git_options]),
+    ("platform", [check_caller_argv]),
     ("install", [check_manifest]),
     ("hooks", [check_hooks_location, check_worktrees, check_hook_files]),
     ("runtime", [check_runtime]),

@@ -3,8 +3,9 @@ same policy, messages and audit log as the native hooks, called in-process.
 
 The framework hands a pre-push hook only the first ref with something to push (through
 ``PRE_COMMIT_*`` variables) and skips deletions. The ``git push`` that started it is an ancestor
-process, though, and its argv (read from /proc, parsed the way git dispatches it) says every
-destination, so ``git push origin a:main b:dev`` is still refused.
+process, though, and its argv (``procargv``: /proc or sysctl, parsed the way git dispatches it) says
+every destination, so ``git push origin a:main b:dev`` is still refused. Where no argv can be read,
+only the ref the framework hands over is judged (README "Platforms"; the native pre-push sees all).
 """
 import os
 import shlex
@@ -94,17 +95,8 @@ def push_ancestor():
             call = gitargv.parse(argv)
             if call.cmd == "push" and os.path.basename(argv[0]).startswith("git"):
                 return pid, argv
-        pid = _parent(pid)
+        pid = procargv.parent_pid(pid)
     return None, None
-
-
-def _parent(pid):
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as fh:
-            stat = fh.read().decode("utf-8", "replace")
-        return int(stat.rsplit(")", 1)[1].split()[1])
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 def protected_destinations(argv, cwd, policy):

@@ -6,7 +6,12 @@ import shutil
 import subprocess
 import sys
 
+from agentguard.hooks.gitmodel import procargv
+
 BIN = os.path.dirname(sys.executable)
+# False where this system does not give a process's argv (tests/test_platforms.py runs the backstop
+# tables again with /proc hidden): the rules then decide on their fallbacks (README "Platforms").
+ARGV_READABLE = procargv.readable() is not None
 AGENTGUARD = shutil.which("agentguard", path=BIN) or shutil.which("agentguard")
 ZERO = "0" * 40
 
@@ -135,3 +140,9 @@ def assert_refused_and_kept(proc, repo, bare, before):
     assert refused(proc), proc.stdout + proc.stderr
     after = state(repo, bare)
     assert after == before, "something moved or was lost: %r -> %r" % (before, after)
+
+
+def abort_step(cmd):
+    """The step a refusal in the middle of ``git <cmd>`` names: the command's own ``--abort`` when
+    the hook could read it, else ``git status`` (which says what is in progress)."""
+    return "git %s --abort" % cmd if ARGV_READABLE else "git status"

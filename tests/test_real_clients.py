@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from helpers import Git, refused, upstream_advance
+from helpers import ARGV_READABLE, Git, refused, upstream_advance
 
 # about 80 s with -n 0 (one guarded repository and one upstream clone per case)
 pytestmark = pytest.mark.slow
@@ -599,6 +599,9 @@ def test_client_fast_forward_of_local_work_is_refused(guarded, argv):
 # the `checkout -B main refs/remotes/origin/main` that follows leaves main where it was. CI runners clone
 # afresh without hooks; a reused workspace with agentguard installed should fetch the branch by name.
 DECISION_SHA_FETCH = (128, True, 0, False)  # (fetch exit, fetch refused, checkout -B exit, checkout refused)
+# Where no argv can be read, the hook cannot tell a commit id from a branch name in the refspec, and
+# asks the remote instead: it really has that commit as its main, so the fetch and the reset are allowed.
+DECISION_SHA_FETCH_NO_ARGV = (0, False, 0, False)
 # DECIDED: a protected branch is not deleted, even when it holds nothing the remote lacks
 # [rule: protected-delete]: actions/checkout then wipes and re-clones the workspace, Jenkins fails the checkout.
 DECISION_DELETE_MAIN = (128, True)  # (exit, refused)
@@ -616,7 +619,8 @@ def test_actions_checkout_fetches_a_commit_id_into_origin_main(scene):
     checkout = scene.git(["checkout", "--progress", "--force", "-B", "main", "refs/remotes/origin/main"])
     outcome = (fetch.returncode, "agentguard: refused" in fetch.stderr, checkout.returncode,
                "agentguard: refused" in checkout.stderr)
-    assert outcome == DECISION_SHA_FETCH, (outcome, fetch.stderr, checkout.stderr)
+    assert outcome == (DECISION_SHA_FETCH if ARGV_READABLE else DECISION_SHA_FETCH_NO_ARGV), \
+        (outcome, fetch.stderr, checkout.stderr)
     if outcome[0] == 0:
         assert repo.rev("refs/remotes/origin/main") == scene.new and repo.rev("main") == scene.new
         assert audit_size(repo) == audit

@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from helpers import ZERO, assert_refused_and_kept, refused, state
+from helpers import ARGV_READABLE, ZERO, abort_step, assert_refused_and_kept, refused, state
 
 
 def stage(repo, name="staged.txt"):
@@ -57,7 +57,7 @@ def test_cherry_pick_and_revert(guarded, cmd):
     before = state(repo, bare)
     proc = repo.run(*cmd, check=False)
     assert_refused_and_kept(proc, repo, bare, before)
-    assert "git %s --abort" % cmd[0] in proc.stderr
+    assert abort_step(cmd[0]) in proc.stderr
 
 
 @pytest.mark.parametrize("cmd", [["rebase", "feat"], ["rebase", "-i", "--exec", "true", "feat"],
@@ -81,7 +81,7 @@ def test_rebase_rewriting_main_history_is_refused_at_the_end(guarded):
     proc = repo.run("rebase", "-i", "HEAD~1", check=False,
                     env=dict(repo.env, GIT_SEQUENCE_EDITOR="sed -i 1s/^pick/reword/", GIT_EDITOR="sed -i 1s/$/!/"))
     assert_refused_and_kept(proc, repo, bare, before)
-    assert "git rebase --abort" in proc.stderr
+    assert abort_step("rebase") in proc.stderr
     repo.run("rebase", "--abort")
     assert repo.rev("main") == before["main"]
 
@@ -259,7 +259,11 @@ def test_refusals_are_audited(guarded):
     assert entries[0]["rule"] == "protected-move"
     assert entries[0]["refs"][0]["ref"] == "refs/heads/main"
     assert entries[0]["refs"][0]["new"] == repo.rev("feat")
-    assert "branch -f main feat" in entries[0]["command"]
-    assert entries[1]["rule"] == "push-protected" and "push origin feat:main" in entries[1]["command"]
+    assert entries[1]["rule"] == "push-protected"
+    if ARGV_READABLE:
+        assert "branch -f main feat" in entries[0]["command"]
+        assert "push origin feat:main" in entries[1]["command"]
+    else:
+        assert entries[0]["command"] == entries[1]["command"] == "(unknown)"
     assert all(set(e) >= {"time", "hook", "rule", "refs", "command"} for e in entries)
     assert ZERO not in entries[0]["refs"][0]["new"]

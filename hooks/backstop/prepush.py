@@ -6,13 +6,13 @@ from ..textsafe import safe
 
 def decide(state, policy, data, call, remote_name):
     remote = remote_name or "origin"
-    if (call is not None and call.cmd == "push" and call.has("--mirror")) or \
-            (remote_name and state.config_bool("remote.%s.mirror" % remote_name)):
+    items = parse_prepush(data)
+    if _is_mirror(state, call, items, remote_name):
         return R.Refusal("push-mirror", "a mirror push to %s" % safe(remote, 80),
                          "a mirror push can delete or rewrite protected branches without showing them to hooks",
                          ["git push %s <branch>   # push the branches you mean, one by one" % safe(remote, 60)])
     hits = []
-    for item in parse_prepush(data):
+    for item in items:
         if isinstance(item, Malformed):
             if any(policy.classify(w) for w in item.words):
                 return R.Refusal("unreadable-input", "a push agentguard cannot read",
@@ -37,3 +37,15 @@ def decide(state, policy, data, call, remote_name):
     return R.Refusal("push-protected", what + more,
                      "nothing was pushed, not even the other refs of this push", steps,
                      [(i.remote_ref, i.remote_oid, i.local_oid) for i, _ in hits])
+
+
+def _is_mirror(state, call, items, remote_name):
+    """A mirror push: the ``--mirror`` flag when the caller's argv is known; else what git shows of
+    one: ``remote.<name>.mirror``, or a ref pushed into the remote's ``refs/remotes/`` (a mirror pushes
+    the clone's remote-tracking refs; no branch push writes there)."""
+    if call is not None and call.cmd == "push" and call.has("--mirror"):
+        return True
+    if remote_name and state.config_bool("remote.%s.mirror" % remote_name):
+        return True
+    return call is None and any(not isinstance(i, Malformed) and i.remote_ref.startswith("refs/remotes/")
+                                for i in items)

@@ -5,6 +5,7 @@ Only the ``prepared`` state can still abort a transaction, so that is where we d
 ``prepared``: refusing there costs nothing if git ignores it, and fails closed if it does not.
 """
 from .. import rules as R
+from . import heldrefs
 from .reflines import Malformed, is_oid, is_symref_value, is_zero, parse_reftx
 from ..gitmodel import refnames, remotes
 from ..textsafe import safe
@@ -14,11 +15,30 @@ REMOTE_WRITERS = ("fetch", "pull", "push", "clone", "remote")
 _BRANCH_RENAME = ("-m", "-M", "--move", "-c", "-C", "--copy")
 
 
-def decide(state, policy, data, call, hook_state="prepared"):
-    """Return a Refusal, or None when every update in the transaction may proceed."""
+def decide(state, policy, data, call, hook_state="prepared", caller=None):
+    """Return a Refusal, or None when every update in the transaction may proceed.
+
+    ``caller`` is the pid of the git process; when its argv is unknown (``call`` None), branch
+    deletions are held (``heldrefs``) and put back if a later transaction of it is refused."""
     if hook_state in PASS_STATES:
         return None
     items = parse_reftx(data)
+    refusal = _decide(state, policy, items, call)
+    if call is not None or not caller:
+        return refusal
+    if refusal is None:
+        heldrefs.hold(state.ag_home, caller, [(i.ref, i.old) for i in items if not isinstance(i, Malformed)
+                                              and i.ref.startswith("refs/heads/") and is_zero(i.new)
+                                              and is_oid(i.old) and not is_zero(i.old)])
+        return None
+    kept = heldrefs.restore(state.ag_home, caller, state.cwd)
+    if kept:
+        refusal.why += "; put back what this command had deleted before: %s" % ", ".join(
+            safe(r[len("refs/heads/"):], 80) for r in kept)
+    return refusal
+
+
+def _decide(state, policy, items, call):
     pending: dict = {}  # remote-tracking updates that this same transaction makes legitimately
     for item in items:
         if isinstance(item, Malformed):
@@ -50,7 +70,11 @@ def decide(state, policy, data, call, hook_state="prepared"):
 
 
 def _cmd(call):
-    return call.cmd if call is not None and call.cmd else "git"
+    """How a message names the command: ``git commit``; ``git`` when its argv is unknown."""
+    return "git " + call.cmd if call is not None and call.cmd else "git"
+
+
+UNKNOWN_STEP = "git status   # says which operation is in progress and how to abort it"
 
 
 def _local(state, item, branch, call, pending):
@@ -65,7 +89,7 @@ def _local(state, item, branch, call, pending):
         packed = state.packed_refs().get(item.ref)
         if not is_zero(item.old) and packed == item.old and not state.packed_refs_locked():
             return None
-        return R.Refusal("protected-delete", "deleting protected branch '%s' (%s)" % (b, _cmd(call)),
+        return R.Refusal("protected-delete", "deleting protected branch '%s' (%s)" % (b, safe(_cmd(call), 40)),
                          "protected branches are changed on the server, through pull requests",
                          ["git branch %s %s   # to rename: copy it to a new name instead"
                           % (R.NEW_BRANCH, b)], [item])
@@ -78,17 +102,21 @@ def _local(state, item, branch, call, pending):
         return None  # the first commit of an empty repository (see README: "Empty repositories")
     if _fetch_of_same_branch(state, call, branch):
         return None
-    cmd = _cmd(call)
+    if call is None and any(state.remote_advertises(r, item.ref) == item.new for r in state.remotes()):
+        return None  # argv unknown: `git fetch origin main:main` brings exactly the remote's main
+    cmd = call.cmd if call is not None else None
     why = "'%s' may only move to commits already on its remote counterpart (<remote>/%s)" % (b, b)
     if cmd == "commit":
         steps = R.keep_commit_steps(item.new)
     elif cmd in R.ABORT_STEP:
         steps = [R.ABORT_STEP[cmd]] + R.branch_work_steps()
+    elif cmd is None:
+        steps = [UNKNOWN_STEP] + R.keep_commit_steps(item.new)
     else:
         steps = ["git branch %s %s   # keep that commit on a new branch instead" % (R.NEW_BRANCH, safe(item.new, 80)),
                  "git push -u origin %s   # then open a pull request" % R.NEW_BRANCH]
-    return R.Refusal("protected-move", "moving protected branch '%s' to new local work (git %s)"
-                     % (b, safe(cmd, 40)), why, steps, [item])
+    return R.Refusal("protected-move", "moving protected branch '%s' to new local work (%s)"
+                     % (b, safe(_cmd(call), 40)), why, steps, [item])
 
 
 def _remote_tracking(state, item, kind, call):
@@ -97,11 +125,28 @@ def _remote_tracking(state, item, kind, call):
         return None  # dropping or re-stating a remote-tracking ref unlocks nothing
     if call is not None and call.cmd in REMOTE_WRITERS and _source_is_remote(state, call, remote, branch):
         return None
+    if call is None:
+        # The command is unknown (no argv on this system): git itself says whether this is the
+        # remote's real branch. A fetch, pull or push writes exactly what the remote advertises.
+        if _advertised(state, item.ref, item.new):
+            return None
+        why = "it decides where '%s' may move, and the remote does not have that commit there" % safe(branch, 80)
+    else:
+        why = "it decides where '%s' may move, so only fetch and push update it" % safe(branch, 80)
     return R.Refusal("remote-tracking-forge",
-                     "writing remote-tracking ref '%s' by hand (git %s)" % (safe(item.ref, 120), safe(_cmd(call), 40)),
-                     "it decides where '%s' may move, so only fetch and push update it" % safe(branch, 80),
+                     "writing remote-tracking ref '%s' by hand (%s)" % (safe(item.ref, 120), safe(_cmd(call), 40)),
+                     why,
                      ["git fetch %s        # brings the remote's real %s" % (safe(remote, 60), safe(branch, 80))],
                      [item])
+
+
+def _advertised(state, tracking, new):
+    """True when a configured remote whose name prefixes ``tracking`` (refs/remotes/<name>/<branch>)
+    advertises ``new`` for its refs/heads/<branch> now."""
+    rest = tracking[len("refs/remotes/"):]
+    return any(rest.startswith(name + "/") and
+               state.remote_advertises(name, "refs/heads/" + rest[len(name) + 1:]) == new
+               for name in state.remotes())
 
 
 def _source_is_remote(state, call, remote, branch):
