@@ -42,7 +42,7 @@ def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, wfd, 1),
                (os.POSIX_SPAWN_DUP2, devnull, 2), (os.POSIX_SPAWN_CLOSE, rfd)]
     try:
-        pid = os.posix_spawnp("git", argv, os.environ if env is None else env, file_actions=actions, setsid=True)
+        pid = _spawn(argv, os.environ if env is None else env, actions)
     except OSError as exc:
         os.close(rfd)
         raise GitError("cannot run git: %s" % exc.strerror)
@@ -69,6 +69,15 @@ def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
     if check and rc != 0:
         raise GitError("git %s failed" % (args[0] if args else ""))
     return rc, b"".join(chunks)
+
+
+def _spawn(argv, env, actions):
+    """git in a session of its own (no terminal to prompt on; killed as a group), or, where
+    ``posix_spawn`` cannot start a session, in a process group of its own (POSIX)."""
+    try:
+        return os.posix_spawnp("git", argv, env, file_actions=actions, setsid=True)
+    except NotImplementedError:
+        return os.posix_spawnp("git", argv, env, file_actions=actions, setpgroup=0)
 
 
 def _wait(pid, deadline):

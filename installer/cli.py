@@ -1,4 +1,5 @@
 """The ``agentguard`` command (typer). Exit status: 0 done, 1 refused or failed, 2 usage error."""
+import os
 import sys
 from typing import List, Optional
 
@@ -51,6 +52,9 @@ def install(
     from .adapters import parse_harnesses
     from .install import apply_install, describe, plan_install
     try:
+        if os.name != "posix":
+            raise AgentguardError("agentguard runs on Linux and macOS (on Windows: inside WSL); its runtime needs "
+                                  "posix_spawn and fcntl, which native Windows Python does not have")
         harnesses = [] if no_adapters else parse_harnesses(harness)
         plan = plan_install(path, protect, harnesses=harnesses)
         for warning in plan.warnings:

@@ -141,8 +141,7 @@ def check_caller_argv(ctx):
                 % ("/proc" if how == "proc" else "sysctl (%s)" % sys.platform))
         return
     weaker = "; ".join("[%s] %s" % pair for pair in procargv.WITHOUT_ARGV)
-    ctx.add("platform.argv", "warn", "this system does not give the hooks the calling git command (no /proc, "
-            "no sysctl), so the rules that read it decide on weaker evidence: " + weaker,
+    ctx.add("platform.argv", "warn", "no /proc or sysctl argv here: weaker fallbacks (SECURITY.md): " + weaker,
             "run where /proc is mounted (a container: do not mask /proc), and install the harness adapters")
 
 

@@ -3,7 +3,8 @@
 # against git 2.47 built from Debian trixie's source (scripts/newer-git.sh, cached outside the clone).
 # Arguments go to pytest.
 #   .venv          agentguard with its test extras (pytest, hypothesis, pre-commit, ruff, mypy)
-#   apt: shellcheck, when missing (tests/test_lint.py checks the hook scripts install writes)
+#   apt: shellcheck and posh, when missing (tests/test_lint.py lints the hook scripts install writes;
+#        tests/test_platforms.py runs the backstop's tables under posh with /proc hidden, as root)
 #   .venv-hermes   hermes-agent from PyPI      .venv-gptme   gptme from PyPI
 #   .venv-precommit-min   pre-commit 3.2.0, the minimum .pre-commit-hooks.yaml declares
 #   tests/node     pi and husky from npm
@@ -11,11 +12,15 @@
 set -eu
 cd "$(dirname "$0")/.."
 sh scripts/setup.sh '.[test]'
-if ! command -v shellcheck >/dev/null 2>&1; then
+missing=""
+command -v shellcheck >/dev/null 2>&1 || missing="$missing shellcheck"
+command -v posh >/dev/null 2>&1 || missing="$missing posh"
+if [ -n "$missing" ]; then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo="sudo"
 	$sudo apt-get update -qq
-	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends shellcheck
+	# shellcheck disable=SC2086
+	$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
 fi
 for h in "hermes:hermes-agent==0.19.0" "gptme:gptme==0.35.1" "precommit-min:pre-commit==3.2.0"; do
 	dir=".venv-${h%%:*}"

@@ -133,12 +133,20 @@ def _argmax(libc, ctypes):
 
 def parent_pid(pid):
     """The parent of process ``pid``, or None: /proc where there is one, else POSIX ``ps``."""
+    found = _parent_from_proc(pid)
+    return found if found is not None else _parent_from_ps(pid)
+
+
+def _parent_from_proc(pid):
     try:
         with open("/proc/%d/stat" % int(pid), "rb") as fh:
             stat = fh.read().decode("utf-8", "replace")
         return int(stat.rsplit(")", 1)[1].split()[1])
     except (OSError, ValueError, IndexError):
-        pass
+        return None
+
+
+def _parent_from_ps(pid):
     import subprocess
     try:
         out = subprocess.run(["ps", "-o", "ppid=", "-p", str(int(pid))], capture_output=True,
@@ -159,15 +167,9 @@ def readable():
 # What the rules that read their caller do where no argv can be read: (rule, what is weaker). The
 # doctor prints these on such a system; SECURITY.md lists each (tests/test_platforms.py checks both).
 WITHOUT_ARGV = (
-    ("remote-tracking-forge", "a fetch, pull or push that moves a protected branch's remote-tracking ref is "
-     "checked by asking the remote (git ls-remote) whether it has that commit there: one more round trip, "
-     "and refused when the remote cannot be reached or has moved again meanwhile"),
-    ("rename-onto-protected", "`git branch -M <b> main` is refused when main's change is, after <b> was "
-     "deleted: the hook puts <b> back (its reflog is not)"),
-    ("push-mirror", "a mirror push is recognised by remote.<name>.mirror or by refs it pushes into the "
-     "remote's refs/remotes/; one from a clone without remote-tracking refs can delete protected "
-     "branches unseen (pre-push is not shown a mirror's deletions)"),
-    ("push-protected", "the pre-commit framework's pre-push entry sees only the first ref of a push "
-     "(agentguard's own pre-push hook sees them all)"),
-    ("protected-move", "refusals cannot name the command or its --abort; they say `git status`"),
+    ("remote-tracking-forge", "a fetch moving origin/<protected> asks the remote (ls-remote) if it is real"),
+    ("rename-onto-protected", "`branch -M x main`: x is deleted, then put back when main's change is refused"),
+    ("push-mirror", "a mirror push is known only by remote.<name>.mirror or refs pushed to refs/remotes/"),
+    ("push-protected", "the pre-commit framework's pre-push entry sees only a push's first ref"),
+    ("protected-move", "refusals name `git status`, not the command's --abort"),
 )

@@ -1,0 +1,128 @@
+"""Platforms: the backstop where no process argv can be read, and under the shells other systems have.
+
+macOS and the BSDs have no /proc (procargv reads the caller through sysctl there), and some Linux
+containers hide it. Here the backstop's tables run again in a private mount namespace with an empty
+/proc (so no argv can be had and every rule takes its fallback) and with /bin/sh bound to posh, a
+strict POSIX shell whose printf is not a builtin; the main run already drives every hook under dash,
+Debian's /bin/sh. Needs root and unshare(1), as in CI (which fails, not skips, without them).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from agentguard.hooks.gitmodel import procargv
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The backstop tables (refusals, everyday work, real clients' command lines) and the hook-input,
+# chaining and framework tests: everything that runs the hook scripts and reads the caller.
+TABLES = ["tests/test_refuse.py", "tests/test_keep_working.py", "tests/test_real_clients.py",
+          "tests/test_hook_input.py", "tests/test_coexistence.py", "tests/test_spoofed_argv.py",
+          "tests/test_precommit_framework.py", "tests/test_procargv.py"]
+
+
+def need(what, present):
+    if present:
+        return
+    if os.environ.get("CI"):
+        pytest.fail("%s is missing; in CI the platform runs must happen" % what)
+    pytest.skip("%s is missing" % what)
+
+
+def without_proc(command, shell=None, timeout=1200):
+    """Run ``command`` (sh) in a private mount namespace with an empty /proc and, with ``shell``,
+    that shell bound over /bin/sh."""
+    need("root (for a private mount namespace)", os.geteuid() == 0)
+    need("unshare", shutil.which("unshare"))
+    setup = "mount -t tmpfs agentguard-no-proc /proc"
+    if shell:
+        setup += " && mount --bind %s /bin/sh" % shell
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c",
+                           "%s && %s" % (setup, command)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_main_run_drives_the_hooks_under_dash():
+    sh = os.path.realpath("/bin/sh")
+    need("dash as /bin/sh (Debian's)", os.path.basename(sh) == "dash")
+
+
+@pytest.mark.slow
+def test_backstop_tables_pass_without_proc_under_posh():
+    posh = shutil.which("posh")
+    need("posh (apt install posh)", posh)
+    premise = without_proc("%s -c 'from agentguard.hooks.gitmodel import procargv; print(procargv.readable())'; "
+                           "cmp -s /bin/sh %s && echo posh" % (sys.executable, posh), shell=posh)
+    assert premise.stdout.split() == ["None", "posh"], premise.stdout + premise.stderr
+    run = without_proc("%s -m pytest -q -p no:cacheprovider %s" % (sys.executable, " ".join(TABLES)), shell=posh)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    assert " passed" in run.stdout and "failed" not in run.stdout
+
+
+def test_doctor_names_the_weaker_fallbacks_where_no_argv_can_be_read(guarded):
+    repo, _ = guarded
+    proc = without_proc("%s doctor --json %s" % (repo_agentguard(), repo.path), timeout=300)
+    checks = {c["id"]: c for c in json.loads(proc.stdout)["checks"]}
+    argv = checks["platform.argv"]
+    assert argv["status"] == "warn" and argv["fix"]
+    for rule, _ in procargv.WITHOUT_ARGV:
+        assert "[%s]" % rule in argv["summary"]
+    # the probes still prove every refusal on such a system
+    assert all(c["status"] == "pass" for cid, c in checks.items() if cid.startswith("probe.")), checks
+    here = repo.agentguard("doctor", "--json", check=False)
+    assert {c["id"]: c for c in json.loads(here.stdout)["checks"]}["platform.argv"]["status"] == "pass"
+
+
+def repo_agentguard():
+    from helpers import AGENTGUARD
+    return AGENTGUARD
+
+
+def test_security_md_lists_every_weaker_fallback():
+    with open(os.path.join(ROOT, "SECURITY.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    section = text.split("## Where no process argv can be read", 1)
+    assert len(section) == 2, "SECURITY.md has no section on systems without argv"
+    for rule, _ in procargv.WITHOUT_ARGV:
+        assert "`%s`" % rule in section[1].split("\n## ", 1)[0], rule
+
+
+MIRROR_FROM_A_CLONE_WITHOUT_TRACKING_REFS = """
+set -e
+git clone -q --single-branch -b feat {remote} {work}
+cd {work}
+{agentguard} install >/dev/null
+git update-ref -d refs/remotes/origin/feat
+git push --mirror origin
+"""
+
+
+def test_hole_a_mirror_push_without_argv_can_delete_main_unseen(guarded, tmp_path):
+    """SECURITY.md (without argv, `push-mirror`): pre-push is not shown a mirror's deletions, so a
+    mirror push from a clone that has neither the protected branch nor remote-tracking refs deletes it
+    on the remote (here `master`, protected by default; the remote's HEAD branch `main` is kept by
+    git's receive.denyDeleteCurrent). The control: with /proc, the same push is refused by its flag."""
+    from helpers import AGENTGUARD
+    repo, bare = guarded
+    repo.run("push", "-q", "origin", "feat")
+    bare.run("branch", "master", "main")
+    script = MIRROR_FROM_A_CLONE_WITHOUT_TRACKING_REFS.format(remote=bare.path, work=tmp_path / "a",
+                                                              agentguard=AGENTGUARD)
+    main, master = bare.rev("main"), bare.rev("master")
+    control = subprocess.run(["sh", "-c", script], env=repo.env, capture_output=True, text=True, timeout=120)
+    assert control.returncode != 0 and "[rule: push-mirror]" in control.stderr, control.stderr
+    assert (bare.rev("main"), bare.rev("master")) == (main, master)
+    script = script.replace(str(tmp_path / "a"), str(tmp_path / "b"))
+    with open(tmp_path / "hole.sh", "w") as fh:
+        fh.write(script)
+    env_line = " ".join("%s=%s" % (k, _q(v)) for k, v in repo.env.items())
+    hole = without_proc("env -i %s sh %s" % (env_line, tmp_path / "hole.sh"), timeout=120)
+    assert "deleted" in hole.stderr and bare.rev("master") is None, hole.stderr  # still open: SECURITY.md
+    assert bare.rev("main") == main
+
+
+def _q(value):
+    return "'" + value.replace("'", "'\\''") + "'"
