@@ -12,6 +12,8 @@ FORMAT = 1
 DEFAULT_BRANCHES = ("main", "master")
 MAX_PATTERNS = 100
 MAX_PATTERN_LEN = 200
+MAX_REMOTES = 100
+MAX_URL_LEN = 1024
 GLOB_CHARS = "*?["
 # Characters a pattern may not contain: those git refuses in ref names (except the glob
 # characters) plus quoting characters, so a pattern can be embedded in a hook script verbatim.
@@ -64,6 +66,30 @@ def validate_patterns(patterns):
     return result
 
 
+def remote_problem(name, url):
+    """Why the remote ``name`` fetching from ``url`` cannot be recorded in a snapshot, or None."""
+    if not isinstance(name, str) or not isinstance(url, str):
+        return "a remote's name and URL must be strings"
+    if not name or len(name) > MAX_PATTERN_LEN or not url or len(url) > MAX_URL_LEN:
+        return "remote %r has an empty or overlong name or URL" % name[:MAX_PATTERN_LEN]
+    if any(ord(c) < 0x20 or c == "\x7f" for c in name + url):
+        return "remote %r has a control character in its name or URL" % name[:MAX_PATTERN_LEN]
+    return None
+
+
+def validate_remotes(remotes):
+    """{name: fetch URL} as recorded, or raise PolicyError; None (not recorded) stays None."""
+    if remotes is None:
+        return None
+    if not isinstance(remotes, dict) or len(remotes) > MAX_REMOTES:
+        raise PolicyError("remotes must be a table of at most %d name = URL entries" % MAX_REMOTES)
+    for name, url in remotes.items():
+        problem = remote_problem(name, url)
+        if problem:
+            raise PolicyError(problem)
+    return dict(sorted(remotes.items()))
+
+
 def literal_prefix(pattern):
     """The part of ``pattern`` before its first glob character (all of it if there is none)."""
     cut = min([pattern.find(c) for c in GLOB_CHARS if c in pattern] or [len(pattern)])
@@ -71,11 +97,14 @@ def literal_prefix(pattern):
 
 
 class Policy:
-    """The effective policy: the branch patterns a snapshot recorded."""
+    """The effective policy: the branch patterns a snapshot recorded, and the remotes protected
+    branches follow (``{name: fetch URL}`` as configured at install; None in a snapshot written
+    before remotes were recorded: then every remote's tracking refs count, as they used to)."""
 
-    def __init__(self, branches, source="default"):
+    def __init__(self, branches, source="default", remotes=None):
         self.branches = validate_patterns(list(branches))
         self.source = source
+        self.remotes = validate_remotes(remotes)
 
     def is_protected(self, branch):
         return any(fnmatch.fnmatchcase(branch, p) for p in self.branches)
@@ -96,7 +125,10 @@ class Policy:
         return None
 
     def to_json(self):
-        return {"format": FORMAT, "branches": self.branches, "source": self.source}
+        data = {"format": FORMAT, "branches": self.branches, "source": self.source}
+        if self.remotes is not None:
+            data["remotes"] = self.remotes
+        return data
 
     def dumps(self):
         return json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n"
@@ -105,7 +137,7 @@ class Policy:
     def from_json(cls, data):
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise PolicyError("policy snapshot has an unknown format")
-        return cls(data.get("branches"), str(data.get("source", "snapshot")))
+        return cls(data.get("branches"), str(data.get("source", "snapshot")), data.get("remotes"))
 
 
 SNAPSHOT_NAME = "policy.json"

@@ -3,6 +3,12 @@ import os
 
 from . import gitio
 from .gitmodel.refnames import is_full_oid as is_oid
+from .policy import PolicyError, load_snapshot
+
+# The config that says where `git fetch <remote>` reads and what it writes, asked in one call.
+REMOTE_KEYS = r"^(remote\..+\.(url|fetch|uploadpack|vcs)|url\..+\.insteadof)$"
+# what else makes `git fetch <remote>` read elsewhere at the same URL (the last value counts)
+TRANSPORT_KEYS = ("uploadpack", "vcs")
 
 
 class RepoState:
@@ -86,17 +92,60 @@ class RepoState:
             return bool(out.strip())
         return self._memo("has-branches", read)
 
-    def remotes(self):
-        """{name: url} of the configured remotes."""
+    def _remote_config(self, own):
+        """[(key, value)] of REMOTE_KEYS in git's order. ``own``: the repository's own config, without
+        the caller's ``-c``/``GIT_CONFIG_COUNT`` overrides (one read when there are none)."""
+        env = gitio.without_command_line_config()
+        own = own and len(env) != len(os.environ)
+
         def read():
-            _, out = gitio.run(["config", "-z", "--get-regexp", r"^remote\..*\.url$"], cwd=self.cwd)
-            found = {}
-            for item in out.decode("utf-8", "surrogateescape").split("\0"):
-                key, _, url = item.partition("\n")
-                if key.startswith("remote.") and key.endswith(".url"):
-                    found[key[len("remote."):-len(".url")]] = url
-            return found
-        return self._memo("remotes", read)
+            _, out = gitio.run(["config", "-z", "--get-regexp", REMOTE_KEYS], cwd=self.cwd,
+                               env=env if own else None)
+            return config_pairs(out.decode("utf-8", "surrogateescape"))
+        return self._memo(("remote-config", own), read)
+
+    def remotes(self):
+        """{name: the URL `git fetch <name>` reads} of the configured remotes, as this git process
+        sees them (``-c`` included)."""
+        return self._memo(("fetch-urls", False), lambda: fetch_urls(self._remote_config(False)))
+
+    def fetch_refspecs(self):
+        """{name: [configured fetch refspecs]} of the remotes (``-c`` included)."""
+        found: dict = {}
+        for key, value in self._remote_config(False):
+            if key.startswith("remote.") and key.endswith(".fetch"):
+                found.setdefault(key[len("remote."):-len(".fetch")], []).append(value)
+        return found
+
+    def fetch_url(self, name, own=True):
+        """The URL `git fetch <name>` reads from (``own``: by the repository's own config), or None."""
+        if not own:
+            return self.remotes().get(name)
+        return self._memo(("fetch-urls", True), lambda: fetch_urls(self._remote_config(True))).get(name)
+
+    def recorded_remotes(self):
+        """{name: fetch URL} the policy snapshot recorded at install, or None (no snapshot, or one
+        from before remotes were recorded: then every remote counts, as it used to)."""
+        def read():
+            try:
+                return load_snapshot(self.ag_home).remotes
+            except PolicyError:
+                return None
+        return self._memo("recorded-remotes", read)
+
+    def follows(self, name):
+        """True when protected branches follow remote ``name``: it was recorded at install and the
+        repository's own config still fetches it from the recorded URL."""
+        recorded = self.recorded_remotes()
+        if recorded is None:
+            return True
+        return name in recorded and self.fetch_url(name) == recorded[name]
+
+    def fetches_recorded(self, name):
+        """``follows(name)``, and a fetch run now (``-c`` and ``GIT_CONFIG_*`` included) reads the
+        recorded URL too: what a fetch into a followed remote's tracking refs must satisfy."""
+        recorded = self.recorded_remotes()
+        return self.follows(name) and (recorded is None or self.fetch_url(name, own=False) == recorded[name])
 
     def remote_advertises(self, remote, ref):
         """The object ``remote`` (a configured remote's name) advertises for ``ref`` now, or None.
@@ -122,9 +171,14 @@ class RepoState:
         return rc == 0 and out.strip() == b"true"
 
     def on_counterpart(self, oid, branch, extra=()):
-        """True when ``oid`` is already on a remote-tracking ``refs/remotes/<any>/<branch>``."""
-        targets = [o for ref, o in self.remote_tracking() if _tracks(ref, branch)] + list(extra)
-        return any(self.is_ancestor(oid, t) for t in targets)
+        """True when ``oid`` is already on ``refs/remotes/<remote>/<branch>`` of a remote protected
+        branches follow (``follows``), or on one of ``extra``."""
+        targets = []
+        for ref, tip in self.remote_tracking():
+            remote = _tracks(ref, branch)
+            if remote is not None and self.follows(remote):
+                targets.append(tip)
+        return any(self.is_ancestor(oid, t) for t in targets + list(extra))
 
     def is_ancestor(self, commit, of):
         if commit == of:
@@ -134,5 +188,47 @@ class RepoState:
 
 
 def _tracks(ref, branch):
+    """The remote whose tracking ref of ``branch`` ``ref`` is (``refs/remotes/<remote>/<branch>``), or None."""
     prefix = "refs/remotes/"
-    return ref.startswith(prefix) and ref.endswith("/" + branch) and len(ref) > len(prefix) + len(branch) + 1
+    if ref.startswith(prefix) and ref.endswith("/" + branch) and len(ref) > len(prefix) + len(branch) + 1:
+        return ref[len(prefix):-len(branch) - 1]
+    return None
+
+
+def config_pairs(text):
+    """[(key, value)] of `git config -z --get-regexp` output."""
+    return [tuple(item.partition("\n")[::2]) for item in text.split("\0") if item]
+
+
+def _remote_urls(pairs):
+    """{name: [its remote.<name>.url values]}; an empty value clears the list, as git 2.46+ reads it."""
+    urls: dict = {}
+    for key, value in pairs:
+        low = key.lower()
+        if low.startswith("remote.") and low.endswith(".url"):
+            name = key[len("remote."):-len(".url")]
+            urls[name] = urls.get(name, []) + [value] if value else []
+    return urls
+
+
+def fetch_urls(pairs):
+    """{remote name: where `git fetch <name>` reads} from config ``pairs`` [(key, value)] in git's
+    order: the first ``remote.<name>.url``, rewritten by the longest matching ``url.<base>.insteadOf``,
+    followed by `` (uploadpack: <program>)`` / `` (vcs: <helper>)`` when the remote configures one."""
+    rewrites = [(value, key[len("url."):-len(".insteadof")]) for key, value in pairs
+                if key.lower().startswith("url.") and key.lower().endswith(".insteadof") and value]
+    transport: dict = {}
+    for key, value in pairs:
+        section, _, rest = key.partition(".")
+        name, _, var = rest.rpartition(".")
+        if section.lower() == "remote" and var.lower() in TRANSPORT_KEYS:
+            transport.setdefault(name, {})[var.lower()] = value
+    found = {}
+    for name, urls in _remote_urls(pairs).items():
+        if urls:
+            url = urls[0]
+            prefix, base = max(((p, b) for p, b in rewrites if url.startswith(p)), key=lambda r: len(r[0]),
+                               default=("", ""))
+            found[name] = base + url[len(prefix):] + "".join(
+                " (%s: %s)" % (k, v) for k, v in sorted(transport.get(name, {}).items()) if v)
+    return found

@@ -6,9 +6,11 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib
 
-from ..hooks.policy import DEFAULT_BRANCHES, Policy, PolicyError, pattern_problem
+from ..hooks.policy import DEFAULT_BRANCHES, MAX_REMOTES, Policy, PolicyError, pattern_problem, remote_problem
+from ..hooks.repostate import REMOTE_KEYS, config_pairs, fetch_urls
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
+from .gitenv import clean_env, git
 
 CONFIG_NAME = ".agentguard.toml"
 MAX_SIZE = 64 * 1024
@@ -94,3 +96,38 @@ def _config_or_none(top):
         return read_config(top)
     except AgentguardError as exc:
         return None, ["%s (ignored: --protect given)" % exc]
+
+
+# which config files git reads: kept, so that install and the doctor see the remotes as git's hooks will
+CONFIG_FILE_VARS = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
+
+
+def configured_remotes(info):
+    """({name: the URL `git fetch <name>` reads}, warnings): the remotes protected branches will follow,
+    by the repository's own config (the runtime's rule: ``repostate.fetch_urls``)."""
+    env = dict(clean_env(), **{k: os.environ[k] for k in CONFIG_FILE_VARS if k in os.environ})
+    out = git(["config", "-z", "--get-regexp", REMOTE_KEYS], cwd=info.top, check=False, env=env)
+    remotes, warnings = {}, []
+    for name, url in sorted(fetch_urls(config_pairs(out)).items()):
+        problem = remote_problem(name, url)
+        if problem or len(remotes) >= MAX_REMOTES:
+            warnings.append("%s: not recorded, so protected branches do not follow it"
+                            % safe(problem or "remote %r is one too many" % name, 200))
+        else:
+            remotes[name] = url
+    return remotes, warnings
+
+
+def remote_changes(before, after):
+    """How the remotes ``after`` ({name: fetch URL}) differ from those recorded ``before``, one phrase each."""
+    notes = []
+    for name in sorted(set(before) | set(after)):
+        n = safe(name, 60)
+        if name not in after:
+            notes.append("remote '%s' is gone" % n)
+        elif name not in before:
+            notes.append("remote '%s' (%s) was added" % (n, safe(after[name], 200)))
+        elif before[name] != after[name]:
+            notes.append("remote '%s' fetches from %s, not from %s" % (n, safe(after[name], 200),
+                                                                      safe(before[name], 200)))
+    return notes

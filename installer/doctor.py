@@ -29,10 +29,10 @@ from . import adapters
 from . import gitoptions
 from . import manifest as manifest_mod
 from . import probes
-from .config import effective_policy
+from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import contained, read_regular, sha256_bytes
-from .gitenv import git
+from .gitenv import clean_env, git, git_ok
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
 from .repo import discover, is_reftable, remote_head_branches
 from .runtime_files import RUNTIME_DIR
@@ -300,6 +300,28 @@ def check_policy_config(ctx):
         ctx.add("policy.config", "pass", "the snapshot matches %s" % wanted.source)
 
 
+def check_remotes(ctx):
+    """The remotes protected branches follow, as recorded at install, against those configured now."""
+    if ctx.policy is None or ctx.record is None:
+        return
+    recorded = ctx.policy.remotes
+    if recorded is None:
+        ctx.add("policy.remotes", "warn", "the snapshot records no remotes (an install from before they were "
+                "recorded), so any remote's tracking refs count as a protected branch's counterpart, one added "
+                "or re-pointed later too", "agentguard install   # records the remotes protected branches follow")
+        return
+    now, _ = configured_remotes(ctx.info)
+    changes = remote_changes(recorded, now)
+    if not changes:
+        ctx.add("policy.remotes", "pass", "protected branches follow %s, as recorded at install"
+                % (", ".join(safe(n, 60) for n in recorded) or "no remote (none was configured)"))
+        return
+    moved = any(n in now and now[n] != url for n, url in recorded.items())
+    ctx.add("policy.remotes", "fail" if moved else "warn", "remotes changed since install: %s; protected branches "
+            "follow only a remote recorded at install, fetching from where it did then" % "; ".join(changes),
+            "git remote -v   # check each URL is the repository you mean; then: agentguard install")
+
+
 # -- live probes --------------------------------------------------------------------------------
 def check_probes(ctx):
     """The real hooks, run as git runs them in a sandbox, refuse a protected ref and accept a harmless one."""
@@ -381,6 +403,20 @@ def check_hooks_path(ctx):
         ctx.add("bypass.hooks-path", "pass", "no global or system core.hooksPath")
 
 
+def check_includes(ctx):
+    """Config files the repository's own config includes: what they say can switch hooks off later,
+    and nothing in .git/config shows it (user- and system-level hooksPath: ``bypass.hooks-path``)."""
+    found = ctx.git(["config", "--show-scope", "--get-regexp", r"^include(if\..*)?\.path$"])
+    local = [line.split("\t", 1)[1] for line in found.splitlines() if line.startswith("local\t")]
+    if local:
+        key, _, path = local[0].partition(" ")
+        ctx.add("bypass.include", "warn", "the repository's config includes %s (%s): a file outside .git/config "
+                "that can switch hooks off" % (safe(path, 200), safe(key, 100)),
+                "git config --local --unset-all %s   # if you did not add it" % safe(key, 100))
+    else:
+        ctx.add("bypass.include", "pass", "the repository's config includes no other file")
+
+
 def check_config_hooks(ctx):
     hooks_cfg = ctx.git(["config", "--get-regexp", r"^hook\..*\.(command|event)$"])
     if hooks_cfg.strip():
@@ -408,7 +444,7 @@ def _clean_git_env():
 
 
 def _protected_branches(ctx):
-    """({protected local branch: oid}, {protected branch: [remote names with a tracking ref]})."""
+    """({protected local branch: oid}, {protected branch: {remote: oid of its tracking ref}})."""
     def read():
         out = git(["for-each-ref", "--format=%(refname)%00%(objectname)", "refs/heads/", "refs/remotes/"],
                   cwd=ctx.info.top)
@@ -419,9 +455,26 @@ def _protected_branches(ctx):
             if kind and kind[0] == "local":
                 local[kind[1]] = oid
             elif kind and kind[0] == "remote":
-                tracking.setdefault(kind[2], []).append(kind[1])
+                tracking.setdefault(kind[2], {})[kind[1]] = oid
         return local, tracking
     return ctx.memo("protected-branches", read)
+
+
+def _ask(ctx, question):
+    """``question(state)``: the runtime's own answer (a ``RepoState``), in the doctor's clean environment."""
+    state = ctx.memo("state", lambda: RepoState(ctx.info.ag_home, cwd=ctx.info.top))
+    try:
+        with _clean_git_env():
+            return question(state)
+    except GitError as exc:
+        raise AgentguardError(str(exc))
+
+
+def _followed(ctx):
+    """{protected branch: {remote: tracking oid}} of the remotes protected branches follow now."""
+    _, tracking = _protected_branches(ctx)
+    return ctx.memo("followed", lambda: _ask(ctx, lambda state: {
+        b: {r: oid for r, oid in refs.items() if state.follows(r)} for b, refs in tracking.items()}))
 
 
 def check_ahead(ctx):
@@ -429,19 +482,17 @@ def check_ahead(ctx):
     create (``RepoState.on_counterpart``), left behind by a bypass."""
     if ctx.policy is None:
         return
-    local, tracking = _protected_branches(ctx)
-    state = RepoState(ctx.info.ag_home, cwd=ctx.info.top)
-    try:
-        with _clean_git_env():
-            ahead = [b for b, oid in sorted(local.items()) if tracking.get(b) and not state.on_counterpart(oid, b)]
-    except GitError as exc:
-        raise AgentguardError(str(exc))
+    local, _ = _protected_branches(ctx)
+    followed = _followed(ctx)
+    ahead = _ask(ctx, lambda state: [b for b, oid in sorted(local.items())
+                                     if followed.get(b) and not state.on_counterpart(oid, b)])
     if ahead:
         b = safe(ahead[0], 80)
+        r = safe(sorted(followed[ahead[0]])[0], 60)
         ctx.add("branches.ahead", "fail", "protected branch %s holds commits its remote counterpart does not "
                 "have (left by `git branch -C`, a hand-written ref or an earlier bypass)"
                 % ", ".join(safe(a, 80) for a in ahead),
-                "git branch <new-branch> %s && git switch -C %s origin/%s   # keep the work, reset %s" % (b, b, b, b))
+                "git branch <new-branch> %s && git switch -C %s %s/%s   # keep the work, reset %s" % (b, b, r, b, b))
     else:
         ctx.add("branches.ahead", "pass", "no protected branch holds local-only commits")
 
@@ -450,10 +501,84 @@ def check_counterpart(ctx):
     if ctx.policy is None:
         return
     local, tracking = _protected_branches(ctx)
-    alone = [b for b in sorted(local) if not tracking.get(b)]
-    if alone and ctx.git(["remote"]).strip():
+    followed = _followed(ctx)
+    alone = [b for b in sorted(local) if not followed.get(b)]
+    if not alone or not ctx.git(["remote"]).strip():
+        return
+    others = sorted({r for b in alone for r in tracking.get(b, {})})
+    names = ", ".join(safe(a, 80) for a in alone)
+    if others:
+        ctx.add("branches.counterpart", "warn", "protected branch %s has remote-tracking refs only of remotes it "
+                "does not follow (%s: added, renamed or re-pointed since install), so it cannot move"
+                % (names, ", ".join(safe(r, 60) for r in others)),
+                "git remote -v   # check the URLs; then: agentguard install")
+    else:
         ctx.add("branches.counterpart", "warn", "protected branch %s has no remote-tracking counterpart, so "
-                "it cannot move at all" % ", ".join(safe(a, 80) for a in alone), "git fetch")
+                "it cannot move at all" % names, "git fetch")
+
+
+LS_REMOTE_TIMEOUT = 10
+
+
+def check_tracking(ctx):
+    """Each followed remote's tracking ref of a protected branch holds only what that remote's branch
+    has (``git ls-remote``): one forged through a hole would let the branch move onto anything."""
+    if ctx.policy is None or not ctx.live:
+        return
+    by_remote: dict = {}
+    for branch, refs in _followed(ctx).items():
+        for remote, oid in refs.items():
+            by_remote.setdefault(remote, {})[branch] = oid
+    if not by_remote:
+        return
+    bad, unsure = [], []
+    for remote, refs in sorted(by_remote.items()):
+        try:
+            real = _ls_remote(ctx, remote, sorted(refs))
+        except AgentguardError as exc:
+            unsure.append(("could not ask %s (%s)" % (safe(remote, 60), safe(str(exc), 200)), None))
+            continue
+        for branch, oid in sorted(refs.items()):
+            found = _judge_tracking(ctx, remote, branch, oid, real.get(branch))
+            if found:
+                (bad if found[0] == "fail" else unsure).append(found[1:])
+    worst = bad or unsure
+    if worst:
+        ctx.add("branches.tracking", "fail" if bad else "warn", "; ".join(w[0] for w in worst[:3]),
+                next((w[1] for w in worst if w[1]), "git fetch   # then: agentguard doctor"))
+    else:
+        ctx.add("branches.tracking", "pass", "the remote-tracking refs of protected branches hold what their remotes "
+                "have (%s, asked with git ls-remote)" % ", ".join(safe(r, 60) for r in sorted(by_remote)))
+
+
+def _ls_remote(ctx, remote, branches):
+    """{branch: oid} that ``remote`` advertises now, by the repository's own config, without a prompt."""
+    out = git(["ls-remote", "--", remote] + ["refs/heads/" + b for b in branches], cwd=ctx.info.top,
+              timeout=LS_REMOTE_TIMEOUT, env=dict(clean_env(), GIT_TERMINAL_PROMPT="0"))
+    found = {}
+    for line in out.splitlines():
+        oid, _, ref = line.partition("\t")
+        if ref.startswith("refs/heads/") and ref[len("refs/heads/"):] in branches:
+            found[ref[len("refs/heads/"):]] = oid
+    return found
+
+
+def _judge_tracking(ctx, remote, branch, oid, real):
+    """None when ``refs/remotes/<remote>/<branch>`` at ``oid`` is the remote's ``real`` tip or behind
+    it; else (status, summary, fix)."""
+    r, b, ref = safe(remote, 60), safe(branch, 80), safe("refs/remotes/%s/%s" % (remote, branch), 200)
+    if oid == real:
+        return None
+    if real is None:
+        return ("fail", "%s has no branch %s, yet %s points at %s" % (r, b, ref, oid), "git fetch --prune %s" % r)
+    if not git_ok(["cat-file", "-e", real + "^{commit}"], cwd=ctx.info.top):
+        return ("warn", "%s's %s is at %s, not fetched yet, so %s cannot be judged" % (r, b, real, ref),
+                "git fetch %s   # then: agentguard doctor" % r)
+    if _ask(ctx, lambda state: state.is_ancestor(oid, real)):
+        return None  # behind: the remote moved on since the last fetch
+    return ("fail", "%s points at %s, which %s's %s (%s) does not contain: it was not written by a fetch from %s"
+            % (ref, oid, r, b, real, r), "git fetch %s '+refs/heads/%s:%s'   # resets it to the remote's %s"
+            % (r, b, ref, b))
 
 
 # -- harness adapters ---------------------------------------------------------------------------
@@ -559,10 +684,10 @@ GROUPS = [
     ("install", [check_manifest]),
     ("hooks", [check_hooks_location, check_worktrees, check_hook_files]),
     ("runtime", [check_runtime]),
-    ("policy", [check_policy_snapshot, check_policy_config]),
+    ("policy", [check_policy_snapshot, check_policy_config, check_remotes]),
     ("probe", [check_probes]),
-    ("bypass", [check_aliases, check_env, check_hooks_path, check_config_hooks, check_template_dir]),
-    ("branches", [check_ahead, check_counterpart]),
+    ("bypass", [check_aliases, check_env, check_hooks_path, check_includes, check_config_hooks, check_template_dir]),
+    ("branches", [check_ahead, check_counterpart, check_tracking]),
     ("adapters", [check_adapters]),
     ("audit", [check_audit]),
 ]

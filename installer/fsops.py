@@ -17,7 +17,7 @@ def read_regular(path, limit=16 * 1024 * 1024):
     """Bytes of a regular file (not following a final symlink), or None when absent."""
     try:
         st = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a parent that is a file: `core.hooksPath=/dev/null`
         return None
     if not stat.S_ISREG(st.st_mode):
         raise AgentguardError("%s is not a regular file" % safe(path, 300))

@@ -6,11 +6,11 @@ import stat
 import sys
 from dataclasses import dataclass, field
 
-from ..hooks.policy import SNAPSHOT_NAME
+from ..hooks.policy import SNAPSHOT_NAME, Policy, PolicyError, load_snapshot
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import adapters, manifest
-from .config import effective_policy
+from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_regular, remove_stale_temps,
                     sha256_bytes)
@@ -56,7 +56,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     harnesses = list(adapters.HARNESSES) if harnesses is None else list(harnesses)
     warnings = []
     if policy is None:
-        policy, warnings = effective_policy(info, protect, remote_head_branches(info), branch_refs(info))
+        policy, warnings = _policy_now(info, protect)
     plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses),
                 previous=manifest.load(info.ag_home) or {})
     python = interpreter()
@@ -90,6 +90,26 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
+
+
+def _policy_now(info, protect):
+    """The policy to record: the configured branches, and the remotes as configured now (with a
+    warning for each remote that differs from the snapshot in force)."""
+    configured, warnings = effective_policy(info, protect, remote_head_branches(info), branch_refs(info))
+    remotes, more = configured_remotes(info)
+    try:
+        before = load_snapshot(info.ag_home).remotes
+    except PolicyError:
+        before = remotes  # a first install (or a broken snapshot, which this one replaces): nothing to compare
+    names = ", ".join(safe(n, 60) for n in remotes) or "none"
+    if before is None:
+        warnings.append("protected branches now follow only the remotes recorded now (%s); until this install any "
+                        "remote's tracking refs counted" % names)
+    elif before != remotes:
+        warnings.append("the remotes changed since the last install: %s; protected branches follow them as they "
+                        "are now (%s): make sure each is the repository you mean"
+                        % ("; ".join(remote_changes(before, remotes)), names))
+    return Policy(configured.branches, configured.source, remotes), warnings + more
 
 
 def agentguard_bin():

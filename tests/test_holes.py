@@ -3,7 +3,7 @@ If one of these starts failing, a hole was closed: move it to the guarantees."""
 import os
 import subprocess
 
-from helpers import refused
+from helpers import AGENTGUARD, refused
 
 
 def test_hooks_path_override_skips_every_hook(guarded):
@@ -52,13 +52,19 @@ def test_branch_copy_onto_main_runs_no_hook(guarded):
     assert proc.returncode == 1 and "branches.ahead" in proc.stdout
 
 
-def test_a_reconfigured_remote_forges_the_counterpart(guarded, tmp_path):
+def test_an_ssh_command_swapped_after_install_forges_the_counterpart(guarded, tmp_path):
+    """The URL (and upload-pack) of each remote is recorded at install and checked (tests/test_counterparts.py);
+    what carries an ssh URL (core.sshCommand, GIT_SSH_COMMAND) is not, so another repository can answer there."""
     repo, bare = guarded
     forged = tmp_path / "forged.git"
     subprocess.run(["git", "clone", "-q", "--bare", repo.path, str(forged)], env=repo.env, check=True)
     subprocess.run(["git", "update-ref", "refs/heads/main", repo.rev("feat")], cwd=str(forged), env=repo.env,
                    check=True)
-    repo.run("remote", "set-url", "origin", str(forged))
+    repo.run("config", "ssh.variant", "simple")
+    repo.run("config", "core.sshCommand", "sh -c 'exec git-upload-pack %s' ssh" % bare.path)
+    repo.run("remote", "set-url", "origin", "ssh://agentguard.invalid/repo.git")
+    repo.agentguard("install")  # the user records the ssh remote
+    repo.run("config", "core.sshCommand", "sh -c 'exec git-upload-pack %s' ssh" % forged)
     repo.run("fetch", "-q", "origin")
     repo.run("merge", "-q", "--ff-only", "origin/main")
     assert repo.rev("main") == repo.rev("feat")
@@ -71,3 +77,16 @@ def test_git_assembled_at_run_time_is_not_seen_by_the_analyser(guarded):
     assert proc.returncode == 0
     # the git hooks still refuse what it runs
     assert refused(repo.run("commit", "--allow-empty", "-m", "x", check=False))
+
+
+def test_a_variable_holding_dotdot_climbs_out_of_a_known_start(guarded, tmp_path):
+    repo, _ = guarded
+    start = tmp_path / "x-"
+    start.mkdir()
+    climb = os.path.relpath(os.path.join(repo.path, ".git", "hooks"), str(start))
+    command = "X=%s; rm -rf %s/$X" % (climb, start)
+    check = subprocess.run([AGENTGUARD, "check", "--cwd", repo.path, command], env=repo.env,
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout  # allowed: the hole
+    subprocess.run(["sh", "-c", command], cwd=repo.path, env=repo.env, check=True, timeout=60)
+    assert not os.path.exists(os.path.join(repo.path, ".git", "hooks"))

@@ -101,7 +101,7 @@ def test_protect_option_and_config_file(make_repo):
     assert refused(repo.run("push", "origin", "feature:release/2.0", check=False))
     repo.agentguard("install", "--protect", "trunk")
     policy = json.load(open(os.path.join(repo.path, ".git", "agentguard", "policy.json")))
-    assert policy == {"format": 1, "branches": ["trunk"], "source": "--protect"}
+    assert policy == {"format": 1, "branches": ["trunk"], "source": "--protect", "remotes": {"origin": bare.path}}
     repo.run("checkout", "-q", "release/1.0")
     repo.run("commit", "-q", "--allow-empty", "-m", "release is no longer protected")
 

@@ -14,6 +14,7 @@ from . import gitrules
 from .repoview import RepoView
 from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from ..bypass import env_skips_hooks
+from ..guardpaths import real
 from ..rules import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
@@ -29,9 +30,15 @@ WRAPPERS = {"command", "builtin", "exec", "nohup", "nice", "time", "timeout", "s
 MUTATORS = {"rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "install", "rsync", "chmod", "chown", "chgrp",
             "truncate", "tee", "dd", "sed", "perl", "touch", "find", "patch", "vim", "vi", "nano", "ed", "ex"}
 READ_ONLY_GIT = {"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "grep",
-                 "blame", "describe", "shortlog", "remote", "help", "version", "for-each-ref", "show-ref"}
+                 "blame", "describe", "shortlog", "help", "version", "for-each-ref", "show-ref"}
 WRITE_REDIRS = (">", ">>", ">|", "&>", "&>>", "<>")
 MAX_TEXT_DEPTH = 12
+MAX_PROGRAM = 64 * 1024
+# The environment that decides which config files git reads (and so its hooks directory and aliases).
+CONFIG_ENV = {"GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS",
+              "GIT_CONFIG_COUNT", "HOME", "XDG_CONFIG_HOME"}
+INTERPRETER_VALUE_OPTS = {"python": {"-W", "-X", "-Q"}, "perl": {"-I", "-M", "-m", "-x"}, "node": {"-r", "--require"},
+                          "ruby": {"-I", "-r"}, "php": {"-c", "-d", "-z"}}
 
 
 class State:
@@ -41,7 +48,11 @@ class State:
         self.cwd = cwd  # None: unknown (cd to a variable)
         self.branches = {}  # repo top -> branch name, None (detached) or UNKNOWN
         self.aliases = {}
+        self.env = {}  # variables this command line sets that change which config git reads
+        self.written = set()  # paths this command line writes, deletes or moves (in order so far)
+        self.remotes_touched = False  # it runs `git remote ...` or writes remote.*/url.* config
         self.stdin_text = None
+        self.piped = False  # stdin comes from a command whose output we cannot know, and it involves git
         self.analyser = analyser
         self.depth = 0
 
@@ -49,6 +60,9 @@ class State:
         other = State(self.cwd, self.analyser)
         other.branches = dict(self.branches)
         other.aliases = dict(self.aliases)
+        other.env = dict(self.env)
+        other.written = self.written
+        other.remotes_touched = self.remotes_touched
         other.depth = self.depth
         return other
 
@@ -67,6 +81,7 @@ class State:
 class Analyser:
     def __init__(self):
         self._views = {}
+        self._new_worktrees = {}
 
     # -- entry points ------------------------------------------------------------------------
     def check_command(self, command, cwd):
@@ -80,10 +95,17 @@ class Analyser:
         self.check_path(w, state, "file write")
 
     # -- repositories ------------------------------------------------------------------------
+    def add_worktree(self, repo, path, branch):
+        """``git worktree add``: commands that later run in ``path`` run on ``branch`` of ``repo``."""
+        self._new_worktrees[real(path)] = gitrules.context.NewWorktree(repo, real(path), branch)
+
     def repo_at(self, cwd):
         if cwd is None:
             return None
         cwd = os.path.realpath(cwd)
+        for path, view in self._new_worktrees.items():
+            if cwd == path or cwd.startswith(path + os.sep):
+                return view
         if cwd not in self._views:
             parts = cwd.split(os.sep)
             if ".git" in parts:  # inside a git dir: the repository is the one around it
@@ -142,7 +164,7 @@ class Analyser:
             for sub in w.subs:
                 self.walk(sub, state.copy())
         for name, value in cmd.assigns:
-            self.env_rule(name, value)
+            self.env_rule(name, value, state)
         for op, target in cmd.redirects:
             if op in WRITE_REDIRS and target.text not in ("-",) and not target.text.isdigit():
                 self.check_path(target, state, "redirection")
@@ -153,7 +175,7 @@ class Analyser:
             words.pop(0)
             while words and not words[0].quoted and is_assignment(words[0].text):  # `{ x=$(...); }`
                 name, _, value = words.pop(0).text.partition("=")
-                self.env_rule(name, value)
+                self.env_rule(name, value, state)
         words = self.unwrap(words, state)
         if not words:
             return
@@ -165,6 +187,9 @@ class Analyser:
             return
         name = os.path.basename(head.text)
         state.stdin_text = cmd.heredocs[-1] if cmd.heredocs else _literal_output(piped, state)
+        if state.stdin_text is None:
+            state.stdin_text = _redirected_input(cmd, state)
+        state.piped = piped is not None and INVOLVES.search(_text_of(piped)) is not None
         self.dispatch(name, words, state, piped)
 
     def dispatch(self, name, words, state, piped):
@@ -191,9 +216,9 @@ class Analyser:
             for w in words[1:]:
                 if "=" in w.text and not w.text.startswith("-"):
                     key, _, value = w.text.partition("=")
-                    self.env_rule(key, _word(value, DYN in value))
+                    self.env_rule(key, _word(value, DYN in value), state)
         elif name == "agentguard":
-            self.agentguard([w.text for w in words[1:]])
+            self.agentguard([w.text for w in words[1:]], state)
         elif name == "pre-commit" and len(words) > 1 and words[1].text == "install" and \
                 any(w.text in ("-f", "--overwrite") for w in words[2:]):
             raise Block("guard-files", "pre-commit install --overwrite deletes the hook it moved aside")
@@ -236,7 +261,7 @@ class Analyser:
                         continue
                     if is_assignment(t):
                         key, _, value = t.partition("=")
-                        self.env_rule(key, _word(value, args[i].dynamic))
+                        self.env_rule(key, _word(value, args[i].dynamic), state)
                         i += 1
                         continue
                     rest = args[i:]
@@ -351,10 +376,37 @@ class Analyser:
         if base == "python" and any(a.text == "-m" for a in args):
             idx = [a.text for a in args].index("-m")
             if idx + 1 < len(args) and args[idx + 1].text.startswith("agentguard"):
-                self.agentguard([w.text for w in args[idx + 2:]])
+                self.agentguard([w.text for w in args[idx + 2:]], state)
+            return
         if code is None:
+            self.program_of(base, args, state)
             return
         self.inline_code(code.text, state)
+
+    def program_of(self, base, args, state):
+        """An interpreter without ``-c``: its program comes from a file, a here-document or stdin,
+        and is read like ``-c`` (``python3 - <<'EOF'``, ``node < x.js``, ``perl script.pl``)."""
+        script = next((a for a in _skip_options(args, INTERPRETER_VALUE_OPTS.get(base, set())) if a.text != "--"),
+                      None)
+        if script is not None and script.text != "-":
+            if DYN in script.text:
+                if INVOLVES.search(script.text):
+                    raise Block("unanalysable", "a program named by a variable")
+                return
+            code = _read_program(state.cwd, script.text)
+            if code is None:
+                return
+        elif state.stdin_text is not None:
+            code = state.stdin_text
+        elif state.piped:
+            raise Block("unanalysable", "%s reading its program from a pipe" % base)
+        else:
+            return
+        if len(code) > MAX_PROGRAM:
+            if INVOLVES.search(code):
+                raise Block("unanalysable", "a %s program too large to analyse" % base)
+            return
+        self.inline_code(code, state)
 
     def inline_code(self, code, state):
         if DYN in code and INVOLVES.search(code):
@@ -375,12 +427,16 @@ class Analyser:
         if not found and RUNS_PROCESS.search(code):
             raise Block("unanalysable", "inline code that runs git")
 
-    def agentguard(self, args):
+    def agentguard(self, args, state):
         if args and args[0] == "uninstall":
             raise Block("guard-removal", "agentguard uninstall")
-        if args and args[0] == "install" and any(a.startswith("--protect") for a in args) and \
-                "--dry-run" not in args:
-            raise Block("guard-removal", "agentguard install --protect (changes the protected branches)")
+        if args and args[0] == "install" and "--dry-run" not in args:
+            if any(a.startswith("--protect") for a in args):
+                raise Block("guard-removal", "agentguard install --protect (changes the protected branches)")
+            repo = self.repo_at(state.cwd)
+            if state.remotes_touched or (repo is not None and any(not repo.follows(r) for r in repo.remote_names())):
+                raise Block("remote-config", "agentguard install, which would record remotes that changed "
+                            "since the last install")
 
     def mutator(self, name, args, state):
         texts = [a.text for a in args]
@@ -421,9 +477,15 @@ class Analyser:
     def check_path(self, word, state, what):
         text = word.text if isinstance(word, Word) else word
         if DYN in text:
-            if INVOLVES.search(text.replace(DYN, "")) or GUARD_TEXT.search(text.replace(DYN, "")):
-                raise Block("unanalysable", "%s of a path built from variables" % what)
-            return
+            known = self.evaluate(word, state) if isinstance(word, Word) else None
+            if known is None:
+                if INVOLVES.search(text.replace(DYN, "")) or GUARD_TEXT.search(text.replace(DYN, "")):
+                    raise Block("unanalysable", "%s of a path built from variables" % what)
+                if self.could_be_guarded(text, state):
+                    raise Block("unanalysable", "%s of a path only known when it runs, which could be the "
+                                "guard's files (spell the path out)" % what)
+                return
+            text = known
         if getattr(word, "glob", False) or any(c in text for c in "*?["):
             cut = min(text.find(c) for c in "*?[" if c in text)
             text = os.path.dirname(text[:cut]) or "."
@@ -432,6 +494,9 @@ class Analyser:
                 raise Block("unanalysable", "%s in an unknown directory" % what)
             return
         path = os.path.normpath(os.path.join(state.cwd, os.path.expanduser(text)))
+        state.written.add(real(path))
+        if real(path) in user_config_files():
+            raise Block("guard-files", "the git config file %s (it can switch hooks off)" % path)
         for repo in {self.repo_at(state.cwd), self.repo_at(os.path.dirname(path))}:
             if repo is None:
                 continue
@@ -441,17 +506,89 @@ class Analyser:
                 rule = "ref-files" if os.path.basename(hit) in ("refs", "packed-refs") else "guard-files"
                 raise Block(rule, rel if not rel.startswith("..") else os.path.basename(hit))
 
-    def env_rule(self, name, value):
+    def evaluate(self, word, state):
+        """``word``'s text with each ``$(git rev-parse ...)`` answered by git (it only reads) and each
+        ``$(mktemp ...)`` a new temporary path; None when any part stays unknown."""
+        from .shellparse import iter_simple
+        if word.text.count(DYN) != len(word.subs) or state.cwd is None:
+            return None
+        text = word.text
+        for sub in word.subs:
+            cmds = list(iter_simple(sub))
+            argv = [w.text for w in cmds[0].words] if len(cmds) == 1 else []
+            if not argv or any(DYN in a for a in argv):
+                return None
+            if os.path.basename(argv[0]) == "mktemp":
+                value = os.path.join(os.environ.get("TMPDIR") or "/tmp", "tmp.agentguard")
+            elif os.path.basename(argv[0]) == "git" and argv[1:2] == ["rev-parse"]:
+                from .. import gitio
+                try:
+                    rc, out = gitio.run(argv[1:], cwd=state.cwd)
+                except gitio.GitError:
+                    return None
+                lines = out.decode("utf-8", "surrogateescape").splitlines()
+                if rc != 0 or len(lines) != 1:
+                    return None
+                value = os.path.join(state.cwd, lines[0])
+            else:
+                return None
+            text = text.replace(DYN, value, 1)
+        return text
+
+    def could_be_guarded(self, text, state):
+        """Whether a path with unknown parts (``$X``, ``$(...)``) could name one of the guard's files:
+        nothing known follows the last unknown part, or what follows ends a guarded path, a directory
+        above one, or an entry in one (``"$D/pre-push"``, ``"$D/.git"``); unless what precedes the first
+        unknown part starts no such path. (A variable holding ``..`` could climb out of that start: a
+        limit SECURITY.md states.)"""
+        repo = self.repo_at(state.cwd)
+        guarded = list(repo.guarded.paths) if repo is not None else []
+        guarded += user_config_files()
+        head, tail = text.split(DYN, 1)[0], text.rsplit(DYN, 1)[1].rstrip("/")
+        if head and state.cwd is not None:
+            head = os.path.join(state.cwd, os.path.expanduser(head))
+            head = real(head) + ("/" if head.endswith("/") else "")
+        for g in guarded:
+            candidates = [g] + _entries(g)
+            up = g
+            while os.path.dirname(up) != up:
+                up = os.path.dirname(up)
+                candidates.append(up)
+            if any(c.startswith(head) and (c.endswith(tail) or not tail.strip("/")) for c in candidates):
+                return True
+        return False
+
+    def env_rule(self, name, value, state):
         text = value.text if isinstance(value, Word) else value
         found = env_skips_hooks(name, None if DYN in text else text)
         if found:
             raise Block(*found)
+        if name.upper() in CONFIG_ENV or name.upper().startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")):
+            state.env[name] = None if DYN in text else os.path.expanduser(text)
 
 
 GUARD_TEXT = re.compile(r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)|hookspath|\.agentguard\.toml|"
                         r"gptme(\.local)?\.toml|\.pi[/\\](extensions|settings)|\.hermes[/\\]plugins|"
                         r"\.gptme[/\\](plugins|verify)", re.I)
 RUNS_PROCESS = re.compile(r"subprocess|os\.system|popen|spawn|exec|system\s*\(|`|child_process|Process|run\(")
+
+
+def _entries(path):
+    try:
+        return [os.path.join(path, name) for name in os.listdir(path)] if os.path.isdir(path) else []
+    except OSError:
+        return []
+
+
+def user_config_files(environ=None):
+    """The user- and system-level git config files git reads with ``environ`` (default: ours),
+    guarded like .git/config."""
+    env = os.environ if environ is None else environ
+    home = env.get("HOME") or os.path.expanduser("~")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"), "/etc/gitconfig"]
+    files += [env[name] for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if env.get(name)]
+    return [real(f) for f in files]
 
 
 def _word(text, dynamic=False):
@@ -508,6 +645,25 @@ def _literal_output(node, state):
                     return fh.read(64 * 1024).decode("utf-8", "replace")
             except OSError:
                 return None
+    return None
+
+
+def _read_program(cwd, path):
+    """The text of the program file ``path`` (up to one byte past MAX_PROGRAM), or None."""
+    if cwd is None:
+        return None
+    try:
+        with open(os.path.join(cwd, os.path.expanduser(path)), "rb") as fh:
+            return fh.read(MAX_PROGRAM + 1).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def _redirected_input(cmd, state):
+    """What ``< FILE`` feeds the command, when it is a readable file."""
+    for op, target in cmd.redirects:
+        if op == "<" and DYN not in target.text:
+            return _read_program(state.cwd, target.text)
     return None
 
 

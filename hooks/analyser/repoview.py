@@ -4,7 +4,7 @@ import os
 from .. import gitio
 from ..guardpaths import Guarded
 from ..policy import DEFAULT_BRANCHES, Policy, PolicyError, load_snapshot
-from ..repostate import RepoState
+from ..repostate import RepoState, fetch_urls
 
 UNKNOWN = object()  # a branch we cannot know (after `git checkout -`, or `cd $DIR`)
 
@@ -84,20 +84,30 @@ class RepoView:
         return {r[len("refs/heads/"):] for r in self.refs() if r.startswith("refs/heads/")}
 
     def remote_urls(self):
-        """{name: url} of the configured remotes."""
-        return {k[len("remote."):-len(".url")]: v[-1] for k, v in self.config().items()
-                if k.startswith("remote.") and k.endswith(".url") and v}
+        """{name: the URL `git fetch <name>` reads} of the configured remotes (``repostate.fetch_urls``)."""
+        return fetch_urls([(k, v) for k, values in self.config().items() for v in values])
 
     def remote_names(self):
         return set(self.remote_urls())
 
+    def follows(self, name):
+        """True when protected branches follow remote ``name`` now: recorded at install and still
+        fetched from the recorded URL (``RepoState.follows``); any configured remote for a snapshot
+        from before remotes were recorded."""
+        recorded = self.policy.remotes
+        if recorded is None:
+            return name in self.remote_names()
+        return name in recorded and self.remote_urls().get(name) == recorded[name]
+
     def is_counterpart_name(self, rev, branch):
-        """``origin/main``, ``refs/remotes/origin/main``, ``@{u}``: names of a counterpart of ``branch``."""
+        """``origin/main``, ``refs/remotes/origin/main``, ``@{u}``: names of a counterpart of ``branch``
+        on a remote protected branches follow."""
         if rev in ("@{u}", "@{upstream}", "%s@{u}" % branch, "%s@{upstream}" % branch):
-            return True
+            remote = self.get("branch.%s.remote" % branch)
+            return self.get("branch.%s.merge" % branch) == "refs/heads/" + branch and self.follows(remote)
         name = rev[len("refs/remotes/"):] if rev.startswith("refs/remotes/") else rev
         remote, _, rest = name.partition("/")
-        return rest == branch and remote in self.remote_names()
+        return rest == branch and self.follows(remote)
 
     def rev_on_counterpart(self, rev, branch):
         """True when ``rev`` resolves to a commit already on a counterpart of ``branch``."""
@@ -106,6 +116,14 @@ class RepoView:
         rc, out = gitio.run(["rev-parse", "-q", "--verify", rev + "^{commit}"], cwd=self.top)
         oid = out.decode("ascii", "replace").strip()
         return rc == 0 and self.state.on_counterpart(oid, branch)
+
+
+def follows_remote(repo, name):
+    """True when ``name`` is a remote protected branches follow by the install's record (whatever its
+    URL is now), so changing its URL or fetch configuration changes what they may move to. A
+    snapshot from before remotes were recorded: any configured remote."""
+    recorded = repo.policy.remotes
+    return name in (repo.remote_names() if recorded is None else recorded)
 
 
 def _lower_outer(key):

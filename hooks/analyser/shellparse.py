@@ -32,6 +32,7 @@ class Word:
         self.subs = []  # nested command lists from $(...), `...`, <(...)
         self.quoted = False
         self.glob = False
+        self.unquoted_prefix = None  # how much of text came before the first quote or expansion
 
     def __repr__(self):
         return "Word(%r%s)" % (self.text, ", dynamic" if self.dynamic else "")
@@ -201,7 +202,8 @@ class _Parser:
                     raise ParseError("function definitions are not analysed")
                 raise ParseError("unexpected (")
             word = self.read_word()
-            if not simple.words and not word.quoted and is_assignment(word.text):
+            if not simple.words and is_assignment(word.text) and (
+                    not word.quoted or (word.unquoted_prefix or 0) > word.text.index("=")):
                 simple.assigns.append((word.text.split("=", 1)[0], _value_word(word)))
             else:
                 simple.words.append(word)
@@ -270,8 +272,12 @@ class _Parser:
     def read_word(self):
         word = Word()
         start = self.pos
+        before = 0
         while self.pos < len(self.s):
             c = self.s[self.pos]
+            if word.unquoted_prefix is None and (word.quoted or word.dynamic):
+                word.unquoted_prefix = before  # the text before it: `NAME="v"` is still an assignment
+            before = len(word.text)
             if c in _META:
                 if c in "<>" and self.s.startswith("(", self.pos + 1):
                     self.pos += 2
@@ -314,6 +320,8 @@ class _Parser:
                 self.pos += 1
         if self.pos == start:
             raise ParseError("expected a word at %d" % self.pos)
+        if word.unquoted_prefix is None and (word.quoted or word.dynamic):
+            word.unquoted_prefix = before
         return word
 
     def read_double(self, word):

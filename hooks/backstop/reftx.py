@@ -52,7 +52,7 @@ def _decide(state, policy, items, call):
             refusal = _remote_tracking(state, item, kind, call)
             if refusal:
                 return refusal
-            if is_oid(item.new) and not is_zero(item.new):
+            if is_oid(item.new) and not is_zero(item.new) and state.follows(kind[1]):
                 pending.setdefault(kind[2], []).append(item.new)
     for item in items:
         if isinstance(item, Malformed):
@@ -102,7 +102,8 @@ def _local(state, item, branch, call, pending):
         return None  # the first commit of an empty repository (see README: "Empty repositories")
     if _fetch_of_same_branch(state, call, branch):
         return None
-    if call is None and any(state.remote_advertises(r, item.ref) == item.new for r in state.remotes()):
+    if call is None and any(state.remote_advertises(r, item.ref) == item.new for r in state.remotes()
+                            if state.fetches_recorded(r)):
         return None  # argv unknown: `git fetch origin main:main` brings exactly the remote's main
     cmd = call.cmd if call is not None else None
     why = "'%s' may only move to commits already on its remote counterpart (<remote>/%s)" % (b, b)
@@ -123,6 +124,9 @@ def _remote_tracking(state, item, kind, call):
     _, remote, branch = kind
     if is_zero(item.new) or item.new == state.current(item.ref):
         return None  # dropping or re-stating a remote-tracking ref unlocks nothing
+    recorded = state.recorded_remotes()
+    if recorded is not None and remote in recorded and not state.fetches_recorded(remote):
+        return _moved_remote(remote, branch, recorded[remote], item, call)
     if call is not None and call.cmd in REMOTE_WRITERS and _source_is_remote(state, call, remote, branch):
         return None
     if call is None:
@@ -140,6 +144,16 @@ def _remote_tracking(state, item, kind, call):
                      [item])
 
 
+def _moved_remote(remote, branch, recorded, item, call):
+    r = safe(remote, 60)
+    return R.Refusal("remote-config", "updating remote-tracking ref '%s' from a remote that changed since install (%s)"
+                     % (safe(item.ref, 120), safe(_cmd(call), 40)),
+                     "'%s' does not fetch from %s any more, as recorded at install, and its tracking refs decide "
+                     "where '%s' may move" % (r, safe(recorded, 200), safe(branch, 80)),
+                     ["git remote -v        # where it fetches from now: put it back, or, if the change is intended:",
+                      "agentguard install   # (the user) records the remote as it is now"], [item])
+
+
 def _advertised(state, tracking, new):
     """True when a configured remote whose name prefixes ``tracking`` (refs/remotes/<name>/<branch>)
     advertises ``new`` for its refs/heads/<branch> now."""
@@ -151,10 +165,14 @@ def _advertised(state, tracking, new):
 
 def _source_is_remote(state, call, remote, branch):
     """True when a fetch/pull really reads ``branch`` of ``remote`` into its remote-tracking ref
-    (no spoofed source: another remote, another branch, a bare commit id)."""
-    if call.cmd in ("push", "clone", "remote"):
+    (no spoofed source: another remote, another branch, a bare commit id, another upload-pack)."""
+    if call.cmd in ("push", "clone"):
         return True
-    if any(k.startswith(("remote.", "url.")) for k, _ in call.config):
+    if not _configured_sources_only(state, remote, branch):
+        return False
+    if call.cmd == "remote":
+        return True
+    if call.has("--upload-pack") or any(k.startswith(("remote.", "url.")) for k, _ in call.config):
         return False
     names = state.remotes()
     words = call.words()
@@ -172,12 +190,23 @@ def _source_is_remote(state, call, remote, branch):
     return True
 
 
+def _configured_sources_only(state, remote, branch):
+    """No remote's configured fetch refspec writes ``refs/remotes/<remote>/<branch>`` from anything
+    but that remote's own ``branch`` (``remote.origin.fetch=+refs/heads/feat:refs/remotes/origin/main``
+    would, on a plain `git fetch`; so would another remote's)."""
+    tracking = "refs/remotes/%s/%s" % (remote, branch)
+    return all(name == remote and refnames.names_branch(src, branch)
+               for name, specs in state.fetch_refspecs().items() for text in specs
+               for src in refnames.fetch_sources_of(refnames.Refspec(text), tracking))
+
+
 def _fetch_of_same_branch(state, call, branch):
     """`git fetch <remote> main:main`: the remote's own branch into the local one of that name."""
     if call is None or call.cmd != "fetch" or any(k.startswith(("remote.", "url.")) for k, _ in call.config):
         return False
     words = call.words()
-    if len(words) < 2 or not remotes.resolve(words[0], state.remotes(), state.cwd):
+    if len(words) < 2 or not any(state.fetches_recorded(r) for r in remotes.resolve(words[0], state.remotes(),
+                                                                                     state.cwd)):
         return False
     local = "refs/heads/" + branch
     sources = [src for text in words[1:] for src in refnames.fetch_sources_of(refnames.Refspec(text), local)]

@@ -10,6 +10,9 @@ from ...gitmodel import cli
 from ...bypass import SKIPPING_CMDS
 from ...rules import Block
 from ..shellparse import DYN, Word
+from .config import INCLUDE_KEYS, config_sources
+from . import programs
+from .commands import COMMANDS
 from .context import GitContext  # noqa: F401  (the analyser builds it)
 
 # command -> (family module, rule). Families are imported when a command of theirs is judged: a
@@ -23,9 +26,12 @@ HANDLERS = {
     "branch": ("branches", "branch"), "checkout": ("branches", "checkout"), "switch": ("branches", "switch"),
     "worktree": ("branches", "worktree"), "update-ref": ("branches", "update_ref"),
     "symbolic-ref": ("branches", "symbolic_ref"), "filter-branch": ("branches", "rewrite_all"),
-    "filter-repo": ("branches", "rewrite_all"),
+    "filter-repo": ("branches", "rewrite_all"), "reflog": ("branches", "reflog"),
     # remotes
-    "fetch": ("remote", "fetch"), "push": ("remote", "push"),
+    "fetch": ("remote", "fetch"), "push": ("remote", "push"), "remote": ("remotecfg", "remote"),
+    # push plumbing: no pre-push hook runs (commands.py: every command, by what it can do)
+    "send-pack": ("remote", "send_pack"), "http-push": ("remote", "http_push"),
+    **{"remote-" + h: ("remote", "remote_helper") for h in ("ext", "fd", "ftp", "ftps", "http", "https")},
     # the guard's files
     "rm": ("paths", "paths"), "mv": ("paths", "paths"), "restore": ("paths", "paths"),
     # hooks and aliases
@@ -42,19 +48,9 @@ def handler_for(cmd):
     return getattr(module, found[1])
 
 
-# Builtins cannot be shadowed by aliases.
-BUILTINS = set("""add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore
-check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone column commit
-commit-graph commit-tree config count-objects credential describe diff diff-files diff-index diff-tree
-difftool fast-export fast-import fetch fetch-pack filter-branch fmt-merge-msg for-each-ref for-each-repo
-format-patch fsck gc get-tar-commit-id grep gui hash-object help hook index-pack init interpret-trailers
-log ls-files ls-remote ls-tree mailinfo mailsplit maintenance merge merge-base merge-file merge-index
-merge-tree mktag mktree multi-pack-index mv name-rev notes pack-objects pack-refs patch-id prune
-prune-packed pull push range-diff read-tree rebase receive-pack reflog refs remote repack replace
-request-pull rerere reset restore rev-list rev-parse revert rm send-pack shortlog show show-branch
-show-index show-ref sparse-checkout stash status stripspace submodule switch symbolic-ref tag
-unpack-file unpack-objects update-index update-ref update-server-info upload-archive upload-pack
-var verify-commit verify-pack verify-tag version whatchanged worktree write-tree""".split())
+# Commands git ships (builtins and its dashed programs) cannot be shadowed by aliases: git runs the
+# command and ignores the alias. The command table has a row for each (tests/test_command_classes.py).
+BUILTINS = set(COMMANDS)
 
 CURRENT_BRANCH_SUBS = (("branch", "--show-current"), ("rev-parse", "--abbrev-ref", "HEAD"),
                        ("symbolic-ref", "--short", "HEAD"), ("symbolic-ref", "--short", "-q", "HEAD"))
@@ -81,6 +77,8 @@ def check_git(words, ctx, depth=0):
         ctx = ctx.analyser.context_at(ctx.state, cwd)
     if call.cmd is None:
         return
+    if ctx.state.env or any(k.startswith(INCLUDE_KEYS) for k, _ in call.config):
+        config_sources(call, ctx)
     if DYN in call.cmd:
         raise Block("unanalysable", "a variable in command position")
     if call.cmd not in BUILTINS:
@@ -91,9 +89,14 @@ def check_git(words, ctx, depth=0):
             return _expand_alias(alias, call, words, ctx, depth)
     if call.cmd in SKIPPING_CMDS and call.has("--no-verify"):  # commit's -n is --no-verify in git's table
         raise Block("no-verify", "git %s --no-verify" % call.cmd)
+    if call.cmd in programs.OPTIONS or call.cmd in programs.POSITIONAL or call.cmd == "for-each-repo":
+        programs.check(call, ctx)
     handler = handler_for(call.cmd)
     if handler and (ctx.repo is not None or call.cmd == "config"):
         handler(call, ctx)
+    if (call.cmd == "remote" and call.sub in ("add", "set-url", "rename", "remove", "rm", "set-branches")) or \
+            (call.cmd == "config" and any(w.lower().startswith(("remote.", "url.")) for w in call.words())):
+        ctx.state.remotes_touched = True  # a later `agentguard install` would record what this changed
 
 
 def _expand_alias(alias, call, words, ctx, depth):

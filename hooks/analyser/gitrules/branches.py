@@ -93,6 +93,8 @@ def worktree(call, ctx):
     if call.sub != "add":
         return
     words = call.words()
+    if words and DYN not in words[0] and ctx.state.cwd is not None:
+        ctx.analyser.add_worktree(ctx.repo, os.path.join(ctx.state.cwd, words[0]), _worktree_branch(call, words, ctx))
     for kind in ("-b", "-B"):
         name = call.value(kind)
         if name is None:
@@ -160,3 +162,31 @@ def rewrite_all(call, ctx):
     current = ctx.branch
     if "--all" in call.args or ctx.repo.protected(current) or any(ctx.repo.protected(a) for a in call.args):
         raise Block("protected-move", current if isinstance(current, str) else "all branches")
+
+
+def _worktree_branch(call, words, ctx):
+    """The branch `git worktree add` checks out in the new worktree (None: detached)."""
+    if call.has("--detach", "-d"):
+        return None
+    for kind in ("-b", "-B"):
+        if call.value(kind) is not None:
+            return call.value(kind)
+    if len(words) < 2:
+        return os.path.basename(os.path.normpath(words[0]))  # git names the branch after the directory
+    name = words[1]
+    if DYN in name:
+        return UNKNOWN
+    return name if name in ctx.repo.local_branches() or ctx.repo.protected(name) else None
+
+
+def reflog(call, ctx):
+    """``git reflog delete|expire --updateref`` sets the branch to an older reflog entry, with no hook."""
+    if call.sub not in ("delete", "expire") or not call.has("--updateref"):
+        return
+    if call.has("--all") or not call.words():
+        raise Block("protected-move", "every branch (git reflog --updateref)")
+    for word in call.words():
+        name = word.split("@{", 1)[0]
+        branch = name[len("refs/heads/"):] if name.startswith("refs/heads/") else name
+        if DYN in word or not branch or branch == "HEAD" or ctx.repo.protected(branch):
+            raise Block("protected-move", branch or "HEAD")

@@ -32,8 +32,62 @@ def config(call, ctx):
     low = key.lower()
     if low == "core.hookspath":
         raise Block("hooks-path", "git config core.hooksPath")
+    if low.startswith(INCLUDE_KEYS):
+        raise Block("hooks-path", "git config %s (an included file can switch hooks off)" % key)
+    if ctx.repo is not None and _moves_a_followed_remote(low, key, ctx.repo):
+        raise Block("remote-config", "git config %s" % key)
     if low.startswith("alias."):
         value = words[1] if len(words) > 1 else ""
         if alias_skips_hooks(value):
             raise Block("no-verify", "an alias that skips hooks")
         ctx.state.aliases[low[len("alias."):]] = value
+
+
+INCLUDE_KEYS = ("include.", "includeif.")
+CONFIG_FILE_ENV = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG")
+
+
+def config_sources(call, ctx):
+    """An invocation whose ``-c include...`` or environment (``GIT_CONFIG_GLOBAL``, ``HOME``,
+    ``GIT_CONFIG_PARAMETERS``...) changes which config git reads: git itself is asked where it would
+    then look for hooks and what the alias would run, and a change is blocked."""
+    import os
+    from ... import gitio
+    from ...guardpaths import real
+    from ..analyse import READ_ONLY_GIT, user_config_files
+    env = ctx.state.env
+    includes = [(k, v) for k, v in call.config if k.startswith(INCLUDE_KEYS)]
+    if (not env and not includes) or call.cmd in READ_ONLY_GIT or ctx.repo is None or ctx.state.cwd is None:
+        return
+    if any(v is None for v in env.values()) or any(v is None or DYN in v for _, v in includes):
+        raise Block("unanalysable", "a variable decides which config git reads")
+    run_env = dict(os.environ, **{k: v for k, v in env.items() if v is not None})
+    named = [env.get(n) for n in CONFIG_FILE_ENV] + [v for _, v in includes] + user_config_files(run_env)
+    if any(real(os.path.join(ctx.state.cwd, f)) in ctx.state.written for f in named if f):
+        raise Block("hooks-path", "git would read config this command line writes")
+    overrides = [a for k, v in includes for a in ("-c", "%s=%s" % (k, v))]
+    try:
+        rc, out = gitio.run(overrides + ["rev-parse", "--git-path", "hooks"], cwd=ctx.state.cwd, env=run_env)
+    except gitio.GitError:
+        rc, out = 1, b""
+    hooks = out.decode("utf-8", "surrogateescape").strip()
+    if rc != 0 or real(os.path.join(ctx.state.cwd, hooks)) != ctx.repo.hooks_dir:
+        raise Block("hooks-path", "config git would read here moves its hooks (%s)" % (hooks or "unknown"))
+    if call.cmd:
+        _, alias = gitio.run(overrides + ["config", "--get", "alias." + call.cmd], cwd=ctx.state.cwd, env=run_env)
+        if alias and alias_skips_hooks(alias.decode("utf-8", "replace").strip()):
+            raise Block("no-verify", "an alias that skips hooks, from config this command makes git read")
+
+
+REMOTE_LOCATION = (".url", ".pushurl", ".fetch", ".uploadpack", ".vcs")
+
+
+def _moves_a_followed_remote(low, key, repo):
+    """``remote.<recorded>.url`` (pushurl, fetch, uploadpack, vcs), or ``url.<base>.insteadOf`` whose
+    base prefixes a recorded remote's URL: where a remote protected branches follow is fetched from."""
+    from ..repoview import follows_remote
+    if low.startswith("remote.") and low.endswith(REMOTE_LOCATION):
+        return follows_remote(repo, key[len("remote."):key.rindex(".")])
+    if low.startswith("url.") and low.endswith((".insteadof", ".pushinsteadof")):
+        return True  # a rewrite can point any recorded remote elsewhere; its prefix is not worth guessing
+    return False

@@ -34,3 +34,19 @@ class GitContext:
     def sync_only(self, branch, revs):
         """Every rev in ``revs`` names the remote counterpart of ``branch`` (or FETCH_HEAD)."""
         return all(self.repo.is_counterpart_name(r, branch) or r == "FETCH_HEAD" for r in revs)
+
+
+class NewWorktree:
+    """A linked worktree that the command line itself creates (``git worktree add <path> <branch>``):
+    the same repository as ``repo`` seen from ``path``, with that branch checked out."""
+
+    def __init__(self, repo, path, branch):
+        self._repo = repo
+        self.top = path
+        self._branch = branch
+
+    def head_branch(self):
+        return self._branch
+
+    def __getattr__(self, name):
+        return getattr(self._repo, name)

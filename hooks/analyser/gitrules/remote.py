@@ -140,3 +140,55 @@ def _branch_names(name):
 def _is_tag(repo, name):
     rc, _ = gitio.run(["show-ref", "--verify", "-q", "refs/tags/" + name], cwd=repo.top)
     return rc == 0
+
+
+# -- the push plumbing: it updates a remote's refs and runs no pre-push hook, so this is the only guard --
+
+def send_pack(call, ctx):
+    """``git send-pack [options] <remote> [<ref>...]`` (parse-options: options anywhere)."""
+    words = call.words()
+    specs = words[1:]
+    if call.has("--stdin"):
+        if ctx.state.stdin_text is None:
+            raise Block("unanalysable", "git send-pack --stdin reads refs we cannot see")
+        specs = specs + ctx.state.stdin_text.split()
+    everything = [flag for flag in ("--mirror", "--all") if call.has(flag)]
+    _plumbing_push(call.cmd, specs, call.has("--dry-run"), everything, False, ctx)
+
+
+HTTP_PUSH_FLAGS = ("--all", "--force", "--dry-run", "--helper-status", "--verbose", "-d", "-D")
+
+
+def http_push(call, ctx):
+    """``git http-push`` reads its argv itself: its flags, exactly as written, until the first word
+    after the URL; every word from there on is a refspec (``--dry-run`` there too)."""
+    flags, url, specs = set(), None, []
+    for i, word in enumerate(call.args):
+        if word in HTTP_PUSH_FLAGS:
+            flags.add(word)
+        elif url is None:
+            url = word
+        else:
+            specs = call.args[i:]
+            break
+    _plumbing_push(call.cmd, specs, "--dry-run" in flags, sorted(flags & {"--all"}), bool(flags & {"-d", "-D"}), ctx)
+
+
+def _plumbing_push(cmd, specs, dry_run, everything, deleting, ctx):
+    """``everything``: the ``--all``/``--mirror`` flags given."""
+    if dry_run:
+        return
+    if everything:
+        raise Block("push-mirror", "git %s %s" % (cmd, everything[0]))
+    for spec in specs or [":"]:  # no refspec: the branches both sides have (matching)
+        for dst in _destinations(spec, deleting, ctx):
+            if dst is UNKNOWN:
+                raise Block("unanalysable", "a variable in a push refspec")
+            if ctx.repo.protected(dst):
+                raise Block("push-protected", dst)
+
+
+def remote_helper(call, ctx):
+    """``git remote-https`` and the other remote helpers, run by hand: they take what they push on
+    stdin (a ``push`` line, or a raw receive-pack session) and run no pre-push hook."""
+    raise Block("unanalysable", "git %s run by hand pushes what it reads on stdin, with no pre-push hook" % call.cmd)
