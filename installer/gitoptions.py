@@ -110,8 +110,20 @@ def derive(git="git", commands=None):
             continue
         if not entry["subcommands"]:
             del entry["subcommands"]
+        elif not (entry["long"] or entry["short"]):
+            _legacy_options(entry, [subs.get("%s %s" % (key, sub)) for sub in entry["subcommands"]])
         table[key] = entry
     return {"format": FORMAT, "git": version, "commands": table}
+
+
+def _legacy_options(entry, sub_entries):
+    """git 2.46+ prints only subcommand usage for ``git config --help-all``, yet still takes the
+    options without a subcommand (``git config --file F key value``): those are its subcommands'."""
+    for sub in sub_entries:
+        for name, arity in (sub or {}).get("long", {}).items():
+            entry["long"].setdefault(name, arity)
+        for letter, spec in (sub or {}).get("short", {}).items():
+            entry["short"].setdefault(letter, spec)
 
 
 def _ask(git, words, repo, env):
