@@ -277,3 +277,17 @@ def test_commands_of_no_class_change_no_ref_config_or_hook(guarded, command):
 def _refs_config_hooks(repo, bare):
     return (repo.run("for-each-ref").stdout, repo.run("config", "--list").stdout,
             sorted(os.listdir(os.path.join(repo.path, ".git", "hooks"))), state(repo, bare))
+
+
+# -- every row ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cmd", sorted(C.COMMANDS))
+def test_every_command_is_judged_as_its_row_says(decide, cmd):
+    """Each command of the table, on a feature branch, read-only form where there is one: a command no rule
+    reads is allowed (no false block from a table row); one a rule reads either way is decided by it."""
+    decision, rule, _ = decide("git checkout -q feat && git %s --help" % cmd)
+    ruled = any(entry[1] == C.RULE for entry in C.COMMANDS[cmd])
+    assert decision == "allow" or ruled or cmd.startswith("remote-"), (cmd, rule)
+    decision, rule, _ = decide("git checkout -q feat && git %s" % cmd)
+    if not ruled and not C.COMMANDS[cmd]:
+        assert decision == "allow", (cmd, rule)
