@@ -445,3 +445,17 @@ def test_hostile_environment_does_not_change_the_decision(table_repo, tmp_path):
     proc = subprocess.run([AGENTGUARD, "check", "--json", "git commit -m x"], env=env, capture_output=True,
                           text=True, cwd=table_repo.path)
     assert json.loads(proc.stdout)["rule"] == "commit-on-protected"
+
+
+@pytest.mark.parametrize("command", ["python3 big.py", "python3 < big.py", "sh big.py", "bash < big.py",
+                                     "git update-ref --stdin < big.py"])
+def test_a_program_too_large_to_read_whole_is_not_read_in_part(decide, table_repo, command):
+    """Past 64 KiB the analyser does not judge the part it read as if it were all: a program whose first
+    64 KiB name git's files is refused (what stands only further on is not seen: SECURITY.md)."""
+    import os
+    with open(os.path.join(table_repo.path, "big.py"), "w") as fh:
+        fh.write("import shutil; shutil.rmtree('.git/hooks')\n" + "# padding \u00e9\n" * 7000)
+    try:
+        assert decide(command)[0] == "block"
+    finally:
+        os.remove(os.path.join(table_repo.path, "big.py"))

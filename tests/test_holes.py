@@ -90,3 +90,12 @@ def test_a_variable_holding_dotdot_climbs_out_of_a_known_start(guarded, tmp_path
     assert check.returncode == 0, check.stdout  # allowed: the hole
     subprocess.run(["sh", "-c", command], cwd=repo.path, env=repo.env, check=True, timeout=60)
     assert not os.path.exists(os.path.join(repo.path, ".git", "hooks"))
+
+
+def test_a_program_names_git_only_past_the_first_64_kib(guarded):
+    repo, _ = guarded
+    with open(os.path.join(repo.path, "big.py"), "w") as fh:
+        fh.write("# padding\n" * 7000 + "import shutil; shutil.rmtree('.git/hooks')\n")
+    check = subprocess.run([AGENTGUARD, "check", "--cwd", repo.path, "python3 big.py"], env=repo.env,
+                           capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout  # allowed: the hole

@@ -82,6 +82,7 @@ class Analyser:
     def __init__(self):
         self._views = {}
         self._new_worktrees = {}
+        self._user_configs = None
 
     # -- entry points ------------------------------------------------------------------------
     def check_command(self, command, cwd):
@@ -95,6 +96,12 @@ class Analyser:
         self.check_path(w, state, "file write")
 
     # -- repositories ------------------------------------------------------------------------
+    def user_configs(self):
+        """``user_config_files()`` of this process's environment, resolved once per analysis."""
+        if self._user_configs is None:
+            self._user_configs = user_config_files()
+        return self._user_configs
+
     def add_worktree(self, repo, path, branch):
         """``git worktree add``: commands that later run in ``path`` run on ``branch`` of ``repo``."""
         self._new_worktrees[real(path)] = gitrules.context.NewWorktree(repo, real(path), branch)
@@ -187,9 +194,13 @@ class Analyser:
             return
         name = os.path.basename(head.text)
         state.stdin_text = cmd.heredocs[-1] if cmd.heredocs else _literal_output(piped, state)
+        unseen = _text_of(piped) if piped is not None else ""
         if state.stdin_text is None:
-            state.stdin_text = _redirected_input(cmd, state)
-        state.piped = piped is not None and INVOLVES.search(_text_of(piped)) is not None
+            found = _redirected_input(cmd, state)
+            if found is not None:
+                text, whole = found
+                state.stdin_text, unseen = (text, unseen) if whole else (None, text)
+        state.piped = INVOLVES.search(unseen) is not None
         self.dispatch(name, words, state, piped)
 
     def dispatch(self, name, words, state, piped):
@@ -336,7 +347,7 @@ class Analyser:
             return
         if state.stdin_text is not None:
             self.check_text(state.stdin_text, state, "| sh")
-        elif piped is not None and INVOLVES.search(_text_of(piped)):
+        elif state.piped:
             raise Block("unanalysable", "a shell reading commands from a pipe")
 
     def run_file(self, args, state, origin):
@@ -346,17 +357,9 @@ class Analyser:
             if INVOLVES.search(args[0].text):
                 raise Block("unanalysable", "%s named by a variable" % origin)
             return
-        path = os.path.join(state.cwd, os.path.expanduser(args[0].text))
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(64 * 1024 + 1)
-        except OSError:
-            return
-        if len(data) > 64 * 1024:
-            if INVOLVES.search(data.decode("utf-8", "replace")):
-                raise Block("unanalysable", "%s too large to analyse" % origin)
-            return
-        self.check_text(data.decode("utf-8", "replace"), state, origin)
+        code = _whole_program(_read_program(state.cwd, args[0].text), origin)
+        if code is not None:
+            self.check_text(code, state, origin)
 
     def interpreter(self, base, args, state):
         flags = INTERPRETERS[base]
@@ -393,20 +396,16 @@ class Analyser:
                 if INVOLVES.search(script.text):
                     raise Block("unanalysable", "a program named by a variable")
                 return
-            code = _read_program(state.cwd, script.text)
-            if code is None:
-                return
+            found = _read_program(state.cwd, script.text)
         elif state.stdin_text is not None:
-            code = state.stdin_text
+            found = (state.stdin_text, len(state.stdin_text) <= MAX_PROGRAM)
         elif state.piped:
             raise Block("unanalysable", "%s reading its program from a pipe" % base)
         else:
             return
-        if len(code) > MAX_PROGRAM:
-            if INVOLVES.search(code):
-                raise Block("unanalysable", "a %s program too large to analyse" % base)
-            return
-        self.inline_code(code, state)
+        code = _whole_program(found, "a %s program" % base)
+        if code is not None:
+            self.inline_code(code, state)
 
     def inline_code(self, code, state):
         if DYN in code and INVOLVES.search(code):
@@ -494,8 +493,9 @@ class Analyser:
                 raise Block("unanalysable", "%s in an unknown directory" % what)
             return
         path = os.path.normpath(os.path.join(state.cwd, os.path.expanduser(text)))
-        state.written.add(real(path))
-        if real(path) in user_config_files():
+        target = real(path)
+        state.written.add(target)
+        if target in self.user_configs():
             raise Block("guard-files", "the git config file %s (it can switch hooks off)" % path)
         for repo in {self.repo_at(state.cwd), self.repo_at(os.path.dirname(path))}:
             if repo is None:
@@ -543,7 +543,7 @@ class Analyser:
         limit SECURITY.md states.)"""
         repo = self.repo_at(state.cwd)
         guarded = list(repo.guarded.paths) if repo is not None else []
-        guarded += user_config_files()
+        guarded += self.user_configs()
         head, tail = text.split(DYN, 1)[0], text.rsplit(DYN, 1)[1].rstrip("/")
         if head and state.cwd is not None:
             head = os.path.join(state.cwd, os.path.expanduser(head))
@@ -649,18 +649,33 @@ def _literal_output(node, state):
 
 
 def _read_program(cwd, path):
-    """The text of the program file ``path`` (up to one byte past MAX_PROGRAM), or None."""
+    """(text, whole) of the file ``path``: its first MAX_PROGRAM bytes, and whether that is all of it;
+    None when it cannot be read."""
     if cwd is None:
         return None
     try:
         with open(os.path.join(cwd, os.path.expanduser(path)), "rb") as fh:
-            return fh.read(MAX_PROGRAM + 1).decode("utf-8", "replace")
+            data = fh.read(MAX_PROGRAM + 1)
     except OSError:
         return None
+    return data[:MAX_PROGRAM].decode("utf-8", "replace"), len(data) <= MAX_PROGRAM
+
+
+def _whole_program(found, origin):
+    """The text of ``found`` (``_read_program``'s answer) to analyse; None when there is nothing to
+    read or it is too large and names nothing of git's; a Block when it is too large and does."""
+    if found is None:
+        return None
+    text, whole = found
+    if whole:
+        return text
+    if INVOLVES.search(text):
+        raise Block("unanalysable", "%s too large to analyse" % origin)
+    return None
 
 
 def _redirected_input(cmd, state):
-    """What ``< FILE`` feeds the command, when it is a readable file."""
+    """``_read_program``'s answer for what ``< FILE`` feeds the command, or None."""
     for op, target in cmd.redirects:
         if op == "<" and DYN not in target.text:
             return _read_program(state.cwd, target.text)
