@@ -147,24 +147,32 @@ class RepoState:
         recorded = self.recorded_remotes()
         return self.follows(name) and (recorded is None or self.fetch_url(name, own=False) == recorded[name])
 
-    def remote_advertises(self, remote, ref):
-        """The object ``remote`` (a configured remote's name) advertises for ``ref`` now, or None.
-
-        Asked with the repository's own configuration (not the caller's ``-c`` overrides, which
-        could point the name elsewhere), no terminal prompt, and the runtime's time limit."""
+    def remote_heads(self, remote, branches):
+        """{branch: oid} that ``remote`` (a configured remote's name) advertises now for each of
+        ``branches``, or None when it cannot be asked. Asked with the repository's own configuration
+        (not the caller's ``-c`` overrides, which could point the name elsewhere), no terminal prompt,
+        and the runtime's time limit."""
         def ask():
             env = gitio.without_command_line_config()
             env["GIT_TERMINAL_PROMPT"] = "0"
+            refs = ["refs/heads/" + b for b in branches]
             try:
-                rc, out = gitio.run(["ls-remote", "--", remote, ref], cwd=self.cwd, env=env)
+                rc, out = gitio.run(["ls-remote", "--", remote] + refs, cwd=self.cwd, env=env)
             except gitio.GitError:
                 return None
+            if rc != 0:
+                return None
+            found = {}
             for line in out.decode("utf-8", "surrogateescape").splitlines():
-                oid, _, name = line.partition("\t")
-                if rc == 0 and name == ref and is_oid(oid):
-                    return oid
-            return None
-        return self._memo(("advertises", remote, ref), ask)
+                oid, _, ref = line.partition("\t")
+                if ref in refs and is_oid(oid):
+                    found[ref[len("refs/heads/"):]] = oid
+            return found
+        return self._memo(("heads", remote, tuple(branches)), ask)
+
+    def remote_advertises(self, remote, branch):
+        """The object ``remote`` advertises for its branch ``branch`` now, or None (``remote_heads``)."""
+        return (self.remote_heads(remote, [branch]) or {}).get(branch)
 
     def config_bool(self, key):
         rc, out = gitio.run(["config", "--type=bool", "--get", key], cwd=self.cwd)

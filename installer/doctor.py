@@ -32,7 +32,7 @@ from . import probes
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import contained, read_regular, sha256_bytes
-from .gitenv import clean_env, git, git_ok
+from .gitenv import git, git_ok
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
 from .repo import discover, is_reftable, remote_head_branches
 from .runtime_files import RUNTIME_DIR
@@ -517,9 +517,6 @@ def check_counterpart(ctx):
                 "it cannot move at all" % names, "git fetch")
 
 
-LS_REMOTE_TIMEOUT = 10
-
-
 def check_tracking(ctx):
     """Each followed remote's tracking ref of a protected branch holds only what that remote's branch
     has (``git ls-remote``): one forged through a hole would let the branch move onto anything."""
@@ -533,10 +530,10 @@ def check_tracking(ctx):
         return
     bad, unsure = [], []
     for remote, refs in sorted(by_remote.items()):
-        try:
-            real = _ls_remote(ctx, remote, sorted(refs))
-        except AgentguardError as exc:
-            unsure.append(("could not ask %s (%s)" % (safe(remote, 60), safe(str(exc), 200)), None))
+        real = _ask(ctx, lambda state: state.remote_heads(remote, sorted(refs)))
+        if real is None:
+            unsure.append(("could not ask %s (git ls-remote failed or did not answer in time)" % safe(remote, 60),
+                           None))
             continue
         for branch, oid in sorted(refs.items()):
             found = _judge_tracking(ctx, remote, branch, oid, real.get(branch))
@@ -549,18 +546,6 @@ def check_tracking(ctx):
     else:
         ctx.add("branches.tracking", "pass", "the remote-tracking refs of protected branches hold what their remotes "
                 "have (%s, asked with git ls-remote)" % ", ".join(safe(r, 60) for r in sorted(by_remote)))
-
-
-def _ls_remote(ctx, remote, branches):
-    """{branch: oid} that ``remote`` advertises now, by the repository's own config, without a prompt."""
-    out = git(["ls-remote", "--", remote] + ["refs/heads/" + b for b in branches], cwd=ctx.info.top,
-              timeout=LS_REMOTE_TIMEOUT, env=dict(clean_env(), GIT_TERMINAL_PROMPT="0"))
-    found = {}
-    for line in out.splitlines():
-        oid, _, ref = line.partition("\t")
-        if ref.startswith("refs/heads/") and ref[len("refs/heads/"):] in branches:
-            found[ref[len("refs/heads/"):]] = oid
-    return found
 
 
 def _judge_tracking(ctx, remote, branch, oid, real):

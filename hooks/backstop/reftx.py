@@ -102,7 +102,7 @@ def _local(state, item, branch, call, pending):
         return None  # the first commit of an empty repository (see README: "Empty repositories")
     if _fetch_of_same_branch(state, call, branch):
         return None
-    if call is None and any(state.remote_advertises(r, item.ref) == item.new for r in state.remotes()
+    if call is None and any(state.remote_advertises(r, branch) == item.new for r in state.remotes()
                             if state.fetches_recorded(r)):
         return None  # argv unknown: `git fetch origin main:main` brings exactly the remote's main
     cmd = call.cmd if call is not None else None
@@ -159,7 +159,7 @@ def _advertised(state, tracking, new):
     advertises ``new`` for its refs/heads/<branch> now."""
     rest = tracking[len("refs/remotes/"):]
     return any(rest.startswith(name + "/") and
-               state.remote_advertises(name, "refs/heads/" + rest[len(name) + 1:]) == new
+               state.remote_advertises(name, rest[len(name) + 1:]) == new
                for name in state.remotes())
 
 
