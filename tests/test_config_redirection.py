@@ -4,19 +4,19 @@ what actually happens when the command runs is shown, so a block is never a gues
 
 Each case: the command really switches hooks off (run against the same repository with the guard
 bypassed by it, it moves main); the analyser blocks it; nothing was lost."""
+import json
 import os
+import shutil
+import subprocess
 
 import pytest
 
-from helpers import AGENTGUARD  # noqa: F401  (the CLI the decide fixture runs)
+from helpers import AGENTGUARD
 
 
 def _decide(repo, command, env=None):
-    import subprocess
-    from helpers import AGENTGUARD as ag
-    proc = subprocess.run([ag, "check", "--json", "--cwd", repo.path, command], env=env or repo.env,
+    proc = subprocess.run([AGENTGUARD, "check", "--json", "--cwd", repo.path, command], env=env or repo.env,
                           capture_output=True, text=True, timeout=60)
-    import json
     return json.loads(proc.stdout) if proc.stdout.strip() else {"decision": "error", "stderr": proc.stderr}
 
 
@@ -41,8 +41,6 @@ CASES = [
 
 @pytest.mark.parametrize("template, env_changes", CASES, ids=[c[0][:50] for c in CASES])
 def test_config_redirection_is_asked_of_git_and_blocked(guarded, off, tmp_path, template, env_changes):
-    import shutil
-    import subprocess
     repo, bare = guarded
     home = tmp_path / "otherhome"
     home.mkdir()
@@ -65,13 +63,11 @@ def test_config_redirection_is_asked_of_git_and_blocked(guarded, off, tmp_path, 
 
 @pytest.mark.parametrize("path", ["~/.gitconfig", "~/.config/git/config"])
 def test_user_config_files_are_guarded_like_dot_git_config(guarded, path):
-    import subprocess
-    from helpers import AGENTGUARD as ag
     repo, _ = guarded
     target = os.path.expanduser(path.replace("~", repo.env["HOME"]))
     for args in (["check", "--cwd", repo.path, "echo '[core] hooksPath = /dev/null' >> %s" % path],
                  ["check", "--cwd", repo.path, "--write", target]):
-        proc = subprocess.run([ag, *args], env=repo.env, capture_output=True, text=True, timeout=60)
+        proc = subprocess.run([AGENTGUARD, *args], env=repo.env, capture_output=True, text=True, timeout=60)
         assert proc.returncode == 1 and "guard-files" in proc.stdout + proc.stderr, proc.stdout
     assert not os.path.exists(target)
 
@@ -87,7 +83,6 @@ def test_a_config_file_that_keeps_the_hooks_is_allowed(guarded, tmp_path):
 
 
 def test_doctor_reports_an_include_in_the_repositorys_config(guarded, off):
-    import json
     repo, _ = guarded
     checks = {c["id"]: c for c in json.loads(repo.agentguard("doctor", "--json", check=False).stdout)["checks"]}
     assert checks["bypass.include"]["status"] == "pass"

@@ -15,6 +15,7 @@ import sys
 import pytest
 
 from agentguard.hooks.gitmodel import procargv
+from helpers import AGENTGUARD
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The backstop tables (refusals, everyday work, real clients' command lines) and the hook-input,
@@ -64,7 +65,7 @@ def test_backstop_tables_pass_without_proc_under_posh():
 
 def test_doctor_names_the_weaker_fallbacks_where_no_argv_can_be_read(guarded):
     repo, _ = guarded
-    proc = without_proc("%s doctor --json %s" % (repo_agentguard(), repo.path), timeout=300)
+    proc = without_proc("%s doctor --json %s" % (AGENTGUARD, repo.path), timeout=300)
     checks = {c["id"]: c for c in json.loads(proc.stdout)["checks"]}
     argv = checks["platform.argv"]
     assert argv["status"] == "warn" and argv["fix"]
@@ -74,11 +75,6 @@ def test_doctor_names_the_weaker_fallbacks_where_no_argv_can_be_read(guarded):
     assert all(c["status"] == "pass" for cid, c in checks.items() if cid.startswith("probe.")), checks
     here = repo.agentguard("doctor", "--json", check=False)
     assert {c["id"]: c for c in json.loads(here.stdout)["checks"]}["platform.argv"]["status"] == "pass"
-
-
-def repo_agentguard():
-    from helpers import AGENTGUARD
-    return AGENTGUARD
 
 
 def test_security_md_lists_every_weaker_fallback():
@@ -105,7 +101,6 @@ def test_hole_a_mirror_push_without_argv_can_delete_main_unseen(guarded, tmp_pat
     mirror push from a clone that has neither the protected branch nor remote-tracking refs deletes it
     on the remote (here `master`, protected by default; the remote's HEAD branch `main` is kept by
     git's receive.denyDeleteCurrent). The control: with /proc, the same push is refused by its flag."""
-    from helpers import AGENTGUARD
     repo, bare = guarded
     repo.run("push", "-q", "origin", "feat")
     bare.run("branch", "master", "main")
