@@ -79,14 +79,13 @@ def config_sources(call, ctx):
             raise Block("no-verify", "an alias that skips hooks, from config this command makes git read")
 
 
-REMOTE_LOCATION = (".url", ".pushurl", ".fetch", ".uploadpack", ".vcs")
-
-
 def _moves_a_followed_remote(low, key, repo):
-    """``remote.<recorded>.url`` (pushurl, fetch, uploadpack, vcs), or ``url.<base>.insteadOf`` whose
-    base prefixes a recorded remote's URL: where a remote protected branches follow is fetched from."""
+    """``remote.<recorded>.url`` (pushurl, fetch, and the transport keys the runtime records with the
+    URL), or any ``url.<base>.insteadOf``: where a remote protected branches follow is fetched from."""
     from ..repoview import follows_remote
-    if low.startswith("remote.") and low.endswith(REMOTE_LOCATION):
+    from ...repostate import TRANSPORT_KEYS
+    if low.startswith("remote.") and low.endswith((".url", ".pushurl", ".fetch") +
+                                                   tuple("." + k for k in TRANSPORT_KEYS)):
         return follows_remote(repo, key[len("remote."):key.rindex(".")])
     if low.startswith("url.") and low.endswith((".insteadof", ".pushinsteadof")):
         return True  # a rewrite can point any recorded remote elsewhere; its prefix is not worth guessing
