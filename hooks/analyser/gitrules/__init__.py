@@ -10,7 +10,7 @@ from ...gitmodel import cli
 from ...bypass import SKIPPING_CMDS
 from ...rules import Block
 from ..shellparse import DYN, Word
-from .config import INCLUDE_KEYS, config_sources
+from .config import config_sources
 from . import programs
 from .commands import COMMANDS
 from .context import GitContext  # noqa: F401  (the analyser builds it)
@@ -77,8 +77,7 @@ def check_git(words, ctx, depth=0):
         ctx = ctx.analyser.context_at(ctx.state, cwd)
     if call.cmd is None:
         return
-    if ctx.state.env or any(k.startswith(INCLUDE_KEYS) for k, _ in call.config):
-        config_sources(call, ctx)
+    config_sources(call, ctx)
     if DYN in call.cmd:
         raise Block("unanalysable", "a variable in command position")
     if call.cmd not in BUILTINS:
@@ -89,8 +88,7 @@ def check_git(words, ctx, depth=0):
             return _expand_alias(alias, call, words, ctx, depth)
     if call.cmd in SKIPPING_CMDS and call.has("--no-verify"):  # commit's -n is --no-verify in git's table
         raise Block("no-verify", "git %s --no-verify" % call.cmd)
-    if call.cmd in programs.OPTIONS or call.cmd in programs.POSITIONAL or call.cmd == "for-each-repo":
-        programs.check(call, ctx)
+    programs.check(call, ctx)
     handler = handler_for(call.cmd)
     if handler and (ctx.repo is not None or call.cmd == "config"):
         handler(call, ctx)

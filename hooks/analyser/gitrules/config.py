@@ -51,13 +51,15 @@ def config_sources(call, ctx):
     """An invocation whose ``-c include...`` or environment (``GIT_CONFIG_GLOBAL``, ``HOME``,
     ``GIT_CONFIG_PARAMETERS``...) changes which config git reads: git itself is asked where it would
     then look for hooks and what the alias would run, and a change is blocked."""
+    env = ctx.state.env
+    includes = [(k, v) for k, v in call.config if k.startswith(INCLUDE_KEYS)]
+    if (not env and not includes) or ctx.repo is None or ctx.state.cwd is None:
+        return
     import os
     from ... import gitio
     from ...guardpaths import real
     from ..analyse import READ_ONLY_GIT, user_config_files
-    env = ctx.state.env
-    includes = [(k, v) for k, v in call.config if k.startswith(INCLUDE_KEYS)]
-    if (not env and not includes) or call.cmd in READ_ONLY_GIT or ctx.repo is None or ctx.state.cwd is None:
+    if call.cmd in READ_ONLY_GIT:
         return
     if any(v is None for v in env.values()) or any(v is None or DYN in v for _, v in includes):
         raise Block("unanalysable", "a variable decides which config git reads")
