@@ -63,6 +63,9 @@ def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
                 if not data:
                     break
                 chunks.append(data)
+    except BaseException:  # an alarm or an interrupt while git runs: never leave it behind
+        _kill(pid)
+        raise
     finally:
         os.close(rfd)
     rc = _wait(pid, deadline)

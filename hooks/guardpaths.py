@@ -5,21 +5,50 @@ One list, used by the command analyser (rm, mv, chmod, redirections, ...) and by
 ``./``, ``..``, the working directory and symlinks, with path semantics: ``docs/.git-tips.md`` is
 not ``.git/``, ``/tmp/repo-other`` is not below ``/tmp/repo``.
 """
+import fnmatch
 import os
 
 # Relative to the work tree: the committed policy, the harness adapters, and whatever could
-# switch an adapter off or outrank it (pi's settings; another extension or plugin loaded before
-# ours can approve or rewrite a call), so the plugin folders are guarded whole.
+# switch an adapter off or outrank it (settings that disable hooks; another extension or plugin
+# loaded before ours can approve or rewrite a call), so the plugin folders are guarded whole.
+# A ``*`` matches within one path component.
 WORKTREE_FILES = (
     ".agentguard.toml",
     "gptme.toml",
     "gptme.local.toml",
-    os.path.join(".pi", "extensions"),
-    os.path.join(".pi", "settings.json"),
-    os.path.join(".hermes", "plugins"),
-    os.path.join(".gptme", "plugins"),
-    os.path.join(".gptme", "verify-completion.sh"),
+    ".pi/extensions",
+    ".pi/settings.json",
+    ".hermes/plugins",
+    ".gptme/plugins",
+    ".gptme/verify-completion.sh",
+    ".claude/settings*.json",
+    ".codex/hooks.json",
+    ".codex/config.toml",
+    ".gemini/settings.json",
+    ".opencode/plugins",
+    ".opencode/opencode.json",
+    ".opencode/opencode.jsonc",
+    "opencode.json",
+    "opencode.jsonc",
+    ".github/hooks",
+    ".github/copilot/settings*.json",
 )
+
+
+def user_files(environ=None):
+    """The harnesses' user-level files that can switch their hooks off or stop trusting ours
+    (``disableAllHooks``, Codex's ``[hooks.state]``, folder trust), where this environment puts them."""
+    env = os.environ if environ is None else environ
+    home = env.get("HOME") or os.path.expanduser("~")
+    config = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    return [os.path.join(home, ".claude", "settings*.json"),
+            os.path.join(home, ".claude.json"),
+            os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "config.toml"),
+            os.path.join(home, ".gemini", "settings.json"),
+            os.path.join(home, ".gemini", "trustedFolders.json"),
+            os.path.join(env.get("COPILOT_HOME") or os.path.join(home, ".copilot"), "config.json"),
+            os.path.join(config, "opencode", "plugin"),
+            os.path.join(config, "opencode", "plugins")]
 # Relative to the git common dir: the runtime, the snapshot, refs written by hand, the config
 # (core.hooksPath), and the default hooks directory.
 COMMON_FILES = ("agentguard", "hooks", "refs", "packed-refs", "config")
@@ -48,10 +77,11 @@ class Guarded:
     """The guarded paths of one repository."""
 
     def __init__(self, top, git_dir, common_dir, hooks_dir):
-        paths = [os.path.join(top, p) for p in WORKTREE_FILES]
+        paths = [os.path.join(top, *p.split("/")) for p in WORKTREE_FILES] + user_files()
         paths += [os.path.join(common_dir, p) for p in COMMON_FILES]
         paths += [hooks_dir, os.path.join(git_dir, "refs"), os.path.join(git_dir, "config.worktree")]
-        self.paths = sorted({real(p) for p in paths})
+        self.patterns = sorted({_real_pattern(p) for p in paths if "*" in p})
+        self.paths = sorted({real(p) for p in paths if "*" not in p})
 
     def hit(self, path):
         """The guarded path that writing/removing ``path`` would affect, or None.
@@ -63,4 +93,16 @@ class Guarded:
         for guarded in self.paths:
             if inside(target, guarded) or inside(guarded, target):
                 return guarded
+        for directory, name in self.patterns:
+            if inside(directory, target):
+                return os.path.join(directory, name)  # ``rm -rf .claude``
+            rel = os.path.relpath(target, directory)
+            if inside(target, directory) and fnmatch.fnmatchcase(rel.split(os.sep)[0], name):
+                return os.path.join(directory, rel.split(os.sep)[0])
         return None
+
+
+def _real_pattern(path):
+    """(resolved directory, name pattern) of a guarded ``dir/name*`` path."""
+    directory, name = os.path.split(path)
+    return real(directory), name

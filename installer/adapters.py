@@ -1,5 +1,7 @@
-"""The harness adapters install writes into the work tree (pi, Hermes Agent, gptme), and the
-``gptme.toml`` merge that switches the gptme plugin on without losing a byte of the user's file."""
+"""The harness adapters install writes into the work tree (pi, Hermes Agent, gptme; the files of
+OpenCode and Copilot CLI; the settings entries of Claude Code, Codex and Gemini CLI are merged by
+``harnesses``), and the ``gptme.toml`` merge that switches the gptme plugin on without losing a
+byte of the user's file."""
 import json
 import re
 from importlib import resources
@@ -11,11 +13,13 @@ except ImportError:  # Python < 3.11
 
 from ..hooks.analyser.analyse import INVOLVES
 from ..hooks.version import VERSION
+from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT
 from .errors import AgentguardError
+from .harnesses import HOOK_TIMEOUT, NAMES, copilot_hooks, hook_script
 from .hookscripts import sh_quote
 
-HARNESSES = ("pi", "hermes", "gptme")
-TIMEOUT = 10
+PLUGIN_HARNESSES = ("pi", "hermes", "gptme")  # what a plain install always sets up
+HARNESSES = PLUGIN_HARNESSES + NAMES
 GPTME_TOML = "gptme.toml"
 PLUGIN_PATH = ".gptme/plugins"
 PLUGIN_NAME = "agentguard"
@@ -30,16 +34,25 @@ FILES = {
               (".gptme/plugins/agentguard/client.py", "client.py", 0o644),
               (".gptme/plugins/agentguard/hooks/agentguard_confirm.py", "gptme/hooks/agentguard_confirm.py", 0o644),
               (".gptme/verify-completion.sh", "gptme/verify-completion.sh", 0o755)],
+    "opencode": [(".opencode/plugins/agentguard.js", "opencode/agentguard.js", 0o644)],
+    "copilot": [(".github/hooks/agentguard.json", copilot_hooks, 0o644)],
+    "claude": [], "codex": [], "gemini": [],  # settings entries: see harnesses.SETTINGS
 }
 ALL_PATHS = tuple(rel for harness in HARNESSES for rel, _, _ in FILES[harness])
 
 
 def parse_harnesses(text):
-    names = [n.strip() for n in (text or ",".join(HARNESSES)).split(",") if n.strip()]
+    """The harnesses ``--harness LIST`` names (``all``: every one), or None for the default."""
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return list(HARNESSES)
     bad = [n for n in names if n not in HARNESSES]
-    if bad:
-        raise AgentguardError("unknown harness %r (choose from %s)" % (bad[0], ", ".join(HARNESSES)))
-    return names
+    if bad or not names:
+        raise AgentguardError("unknown harness %r (choose from %s, or all)"
+                              % (bad[0] if bad else text, ", ".join(HARNESSES)))
+    return list(dict.fromkeys(names))
 
 
 def render(template, agentguard_bin):
@@ -48,6 +61,9 @@ def render(template, agentguard_bin):
     # shell word), so the templates parse and lint as they are.
     text = (text.replace("@INVOLVES@", INVOLVES.pattern)
                 .replace('"@INVOLVES_JSON@"', json.dumps(INVOLVES.pattern))
+                .replace("@PATCH_FILE@", PATCH_FILE.pattern)
+                .replace('"@HOOK_SCRIPT_JSON@"', json.dumps(hook_script()))
+                .replace("@HOOK_TIMEOUT@", str(HOOK_TIMEOUT))
                 .replace("@TIMEOUT@", str(TIMEOUT))
                 .replace("@VERSION@", VERSION)
                 .replace("@AGENTGUARD_BIN@", sh_quote(agentguard_bin)))
@@ -59,7 +75,7 @@ def files_for(harnesses, agentguard_bin):
     out = []
     for harness in harnesses:
         for rel, template, mode in FILES[harness]:
-            out.append((rel, render(template, agentguard_bin), mode))
+            out.append((rel, template() if callable(template) else render(template, agentguard_bin), mode))
     return out
 
 

@@ -45,7 +45,9 @@ def install(
                                                      "configured ones (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print every file it would write; write none."),
     harness: Optional[str] = typer.Option(None, "--harness", metavar="LIST",
-                                          help="Adapters to write: pi,hermes,gptme (default: all three)."),
+                                          help="Adapters to write: pi,hermes,gptme,claude,codex,gemini,opencode,"
+                                               "copilot or all (default: pi, hermes, gptme and each other harness "
+                                               "in use here)."),
     no_adapters: bool = typer.Option(False, "--no-adapters", help="Write the git backstop only."),
 ):
     """Install the git backstop (hooks, runtime, policy snapshot) and the harness adapters."""

@@ -25,7 +25,8 @@ from ..hooks.policy import Policy, PolicyError, load_snapshot
 from ..hooks.gitio import GitError, scrubbed_env
 from ..hooks.repostate import RepoState
 from ..hooks.textsafe import safe
-from . import adapters
+from . import adapters, harnesstrust
+from . import harnesses as harness_mod
 from . import gitoptions
 from . import manifest as manifest_mod
 from . import probes
@@ -585,6 +586,15 @@ def check_adapters(ctx):
                 problems.append("%s is missing" % rel)
             elif rel in recorded and sha256_bytes(data) != recorded[rel]:
                 problems.append("%s was modified" % rel)
+        if harness in harness_mod.SETTINGS:
+            rel = harness_mod.SETTINGS[harness][0]
+            try:
+                data = read_regular(contained(top, rel))
+            except AgentguardError as exc:
+                data = None
+                problems.append(str(exc))
+            if not harness_mod.hooked(data, harness):
+                problems.append("%s does not hold agentguard's hook as install wrote it" % rel)
         if harness == "gptme":
             toml = read_regular(os.path.join(top, adapters.GPTME_TOML))
             if toml is None or not adapters.gptme_enabled(toml):
@@ -643,7 +653,7 @@ def _enabled_gptme(ctx):
             ".gptme/verify-completion.sh", None)
 
 
-ENABLED = {"pi": _enabled_pi, "hermes": _enabled_hermes, "gptme": _enabled_gptme}
+ENABLED = dict({"pi": _enabled_pi, "hermes": _enabled_hermes, "gptme": _enabled_gptme}, **harnesstrust.ENABLED)
 
 
 # -- audit log ----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..hooks.policy import SNAPSHOT_NAME, Policy, PolicyError, load_snapshot
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
-from . import adapters, manifest
+from . import adapters, harnesses as harness_mod, manifest, settingsplan
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_regular, remove_stale_temps,
@@ -53,12 +53,13 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     ``harnesses``: the adapters to write (None: all; [] for --no-adapters)."""
     info = discover(path)
     _check_hooks_dir(info)
-    harnesses = list(adapters.HARNESSES) if harnesses is None else list(harnesses)
+    previous = manifest.load(info.ag_home) or {}
+    harnesses = default_harnesses(info, previous) if harnesses is None else list(harnesses)
     warnings = []
     if policy is None:
         policy, warnings = _policy_now(info, protect)
     plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses),
-                previous=manifest.load(info.ag_home) or {})
+                previous=previous)
     python = interpreter()
     home = info.ag_home
 
@@ -83,13 +84,24 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
     want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
     adapter_record, toml_record = _plan_adapters(plan, harnesses, want)
+    settings_record, trust_record = settingsplan.plan_settings(info, harnesses, plan.previous, want)
     plan.record = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
                    "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
-                   "adapters": adapter_record, "gptme_toml": toml_record,
-                   "created_dirs": _created_dirs(info, plan.previous, adapter_record)}
+                   "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
+                   "codex_trust": trust_record,
+                   "created_dirs": _created_dirs(info, plan.previous, list(adapter_record) + list(settings_record))}
     if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
+
+
+def default_harnesses(info, previous):
+    """A plain install: the three plugin adapters (small folders a harness loads only when it runs
+    here), every settings-file harness in use here (its folder in the repository, its user-level
+    configuration or its binary on PATH), and whatever the last install set up."""
+    chosen = list(adapters.PLUGIN_HARNESSES) + harness_mod.detected(info.top)
+    chosen += [h for h in previous.get("harnesses") or [] if h in adapters.HARNESSES]
+    return list(dict.fromkeys(chosen))
 
 
 def _policy_now(info, protect):
@@ -154,11 +166,11 @@ def _plan_adapters(plan, harnesses, want):
     return record, toml_record
 
 
-def _created_dirs(info, previous, adapter_record):
-    """The work-tree directories install creates for adapter files (and those an earlier install
-    created), so that uninstall removes exactly those, and only when they are empty."""
+def _created_dirs(info, previous, written):
+    """The work-tree directories install creates for adapter and settings files (and those an
+    earlier install created), so that uninstall removes exactly those, and only when empty."""
     dirs = {d for d in previous.get("created_dirs") or [] if isinstance(d, str)}
-    for rel in adapter_record:
+    for rel in written:
         for parent in _parents(rel):
             if os.path.lexists(contained(info.top, parent)) and parent not in dirs:
                 break
@@ -232,11 +244,14 @@ def _write_dirs(info, record):
     runtime = os.path.join(info.ag_home, RUNTIME_DIR)
     for rel in runtime_files():
         dirs.add(os.path.dirname(os.path.join(runtime, rel)))
-    for rel in set(record.get("adapters") or {}) | set(adapters.ALL_PATHS):
+    for rel in set(record.get("adapters") or {}) | set(record.get("settings") or {}) | set(adapters.ALL_PATHS):
         try:
             dirs.add(os.path.dirname(contained(info.top, rel)))
         except AgentguardError:
             continue
+    trust = record.get("codex_trust") or {}
+    if isinstance(trust.get("config"), str):
+        dirs.add(os.path.dirname(trust["config"]))
     return sorted(dirs)
 
 
@@ -260,6 +275,9 @@ def uninstall(path):
         for hook in HOOK_NAMES:
             _uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
         _uninstall_adapters(info, record, done, warnings)
+        settingsplan.uninstall_settings(info, record, done, warnings)
+        _remove_created_dirs(info, record)
+        settingsplan.uninstall_codex_trust(record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check"):
             try:
@@ -327,11 +345,6 @@ def _uninstall_adapters(info, record, done, warnings):
             continue
         os.unlink(path)
         done.append("removed %s" % rel)
-    created = record.get("created_dirs")
-    if created is None:  # a manifest from before install recorded them: every adapter directory
-        created = {d for rel in record.get("adapters") or {} for d in _parents(rel)}
-    for rel in sorted(created, key=lambda r: (r.count("/"), r), reverse=True):
-        _remove_empty_dir(info, rel)
     toml = record.get("gptme_toml")
     if toml:
         try:
@@ -351,6 +364,14 @@ def _uninstall_adapters(info, record, done, warnings):
         else:
             atomic_write(path, original, file_mode(path))
             done.append("restored gptme.toml")
+
+
+def _remove_created_dirs(info, record):
+    created = record.get("created_dirs")
+    if created is None:  # a manifest from before install recorded them: every adapter directory
+        created = {d for rel in record.get("adapters") or {} for d in _parents(rel)}
+    for rel in sorted(created, key=lambda r: (r.count("/"), r), reverse=True):
+        _remove_empty_dir(info, rel)
 
 
 def _parents(rel):

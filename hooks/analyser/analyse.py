@@ -19,7 +19,8 @@ from ..rules import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
 INVOLVES = re.compile(r"\bgit\b|\bgit-|\.git\b|hookspath|agentguard|\.pi[/\\]|\.hermes|\.gptme|gptme\.toml|"
-                      r"packed-refs|refs/heads|husky|pre-commit|update-ref", re.I)
+                      r"packed-refs|refs/heads|husky|pre-commit|update-ref|\.claude|\.codex|\.gemini|"
+                      r"\.opencode|opencode\.json|\.github[/\\](hooks|copilot)|\.copilot|disableAllHooks", re.I)
 SKIP_WHOLE = {"for", "select", "function", "case", "esac"}
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "yash"}
 INTERPRETERS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),

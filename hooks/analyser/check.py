@@ -2,6 +2,8 @@
 
     check [--cwd DIR] [--json] COMMAND      a shell command an agent is about to run
     check [--cwd DIR] [--json] --write PATH  a file an agent's file tool is about to write
+    check --hook HARNESS                     one tool call as HARNESS's hook hands it over (stdin);
+                                             exit 0 allow, 2 block (see harnesshook)
 
 Exit 0 allow, 1 block, 2 usage error; ``--json`` prints {"decision", "rule", "reason"}. It reads
 the repository and never changes anything. Anything unexpected ends in a block.
@@ -14,7 +16,7 @@ from .analyse import Analyser
 from ..gitio import scrubbed_env
 from ..rules import Block
 
-USAGE = "usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH)"
+USAGE = "usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check --hook HARNESS"
 
 
 def analyse(command=None, write=None, cwd="."):
@@ -72,8 +74,12 @@ def parse_args(argv):
 
 def main(argv, out=None):
     out = out or sys.stdout
+    hook = argv[1] if len(argv) == 2 and argv[0] == "--hook" else None
+    if hook is None and argv and argv[0].startswith("--hook"):
+        sys.stderr.write("%s\nagentguard check: --hook takes one harness name and nothing else\n" % USAGE)
+        return 2
     try:
-        cwd, as_json, write, command = parse_args(argv)
+        cwd, as_json, write, command = parse_args(argv) if hook is None else (".", False, None, None)
     except ValueError as exc:
         sys.stderr.write("%s\nagentguard check: %s\n" % (USAGE, exc))
         return 2
@@ -81,6 +87,9 @@ def main(argv, out=None):
     # (gitio.run hands os.environ to every git it starts).
     for key in os.environ.keys() - scrubbed_env().keys():
         del os.environ[key]
+    if hook is not None:
+        from .harnesshook import main as hook_main
+        return hook_main(hook)
     block = analyse(command, write, cwd)
     if as_json:
         out.write(json.dumps(block.to_json() if block else {"decision": "allow", "rule": "", "reason": ""}) + "\n")

@@ -11,7 +11,7 @@ _spec = importlib.util.spec_from_file_location(
 client = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(client)
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+_PATCH_FILE = re.compile(r"""@PATCH_FILE@""", re.M)  # the runtime's harnesshook.PATCH_FILE
 
 
 def _cwd(args, kwargs):

@@ -1,0 +1,185 @@
+"""``agentguard check --hook HARNESS``: one tool call, as a harness's hook hands it over (JSON on
+stdin), decided by the analyser and answered in that harness's own terms.
+
+Claude Code, Codex and Gemini CLI take exit status 1 as *allow*, so a block is exit 2 with the
+reason on stderr (Gemini and Copilot also get their JSON deny on stdout), except for Claude Code,
+which is given its JSON deny with exit 0: with exit 2 it would show the model the whole hook
+command before the reason. Whatever goes wrong
+(a payload that cannot be read, a timeout, a bug) ends in a block when the call involves git or the
+guard's files, and in an allow otherwise.
+
+The payload is untrusted: bounded, parsed once, and only the fields named in ``PROTOCOLS`` are read.
+"""
+import json
+import os
+import re
+import shlex
+import signal
+import sys
+from dataclasses import dataclass, field
+
+from .analyse import INVOLVES
+from ..rules import Block
+
+MAX_PAYLOAD = 16 * 1024 * 1024
+TIMEOUT = 10  # seconds; every harness hook is given more (install writes 30), so ours ends first
+# The files an apply_patch / V4A patch touches (Codex, Hermes): each is a write.
+PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "absolute_path")
+COMMAND_KEYS = ("command", "cmd")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Where one harness's payload names the tool, its arguments and the working directory."""
+    tool: str
+    args: str
+    shell: dict  # tool -> argument holding the command
+    writes: dict  # tool -> arguments holding target paths
+    patches: dict = field(default_factory=dict)  # tool -> argument holding a patch
+    reads: tuple = ()  # tools that only read: allowed without a look
+    workdir: dict = field(default_factory=dict)  # tool -> argument naming the directory a command runs in
+    deny: object = None  # reason -> (JSON for stdout or None, exit status); None: (None, 2)
+
+
+PROTOCOLS = {
+    "claude": Protocol("tool_name", "tool_input", {"Bash": "command"},
+                       {"Write": ("file_path",), "Edit": ("file_path",), "MultiEdit": ("file_path",),
+                        "NotebookEdit": ("notebook_path",)},
+                       reads=("Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"),
+                       deny=lambda reason: ({"hookSpecificOutput": {
+                           "hookEventName": "PreToolUse", "permissionDecision": "deny",
+                           "permissionDecisionReason": reason}}, 0)),
+    "codex": Protocol("tool_name", "tool_input", {"Bash": "command", "shell": "command", "local_shell": "command",
+                                                  "exec_command": "cmd"},
+                      {}, {"apply_patch": "command"}),
+    "gemini": Protocol("tool_name", "tool_input", {"run_shell_command": "command"},
+                       {"write_file": ("file_path",), "replace": ("file_path",)},
+                       reads=("read_file", "read_many_files", "list_directory", "glob", "search_file_content",
+                              "google_web_search", "web_fetch"),
+                       workdir={"run_shell_command": "dir_path"},
+                       deny=lambda reason: ({"decision": "deny", "reason": reason}, 2)),
+    "copilot": Protocol("toolName", "toolArgs", {"bash": "command"},
+                        {"create": ("path",), "edit": ("path",), "str_replace_editor": ("path",)},
+                        reads=("view", "glob", "grep", "report_intent", "think"),
+                        deny=lambda reason: ({"permissionDecision": "deny", "permissionDecisionReason": reason}, 2)),
+    "opencode": Protocol("tool", "args", {"bash": "command"},
+                         {"write": ("filePath",), "edit": ("filePath",), "multiedit": ("filePath",)},
+                         {"patch": "patchText", "apply_patch": "patchText"},
+                         reads=("read", "glob", "grep", "list", "webfetch", "todowrite", "todoread")),
+}
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm; a BaseException so that the analyser's own catch-all does not take it."""
+
+
+def subjects(protocol, payload):
+    """[("command" | "write", text, cwd)] that the tool call in ``payload`` would run or write."""
+    if not isinstance(payload, dict):
+        raise ValueError("the payload is not a JSON object")
+    tool = payload.get(protocol.tool)
+    args = payload.get(protocol.args)
+    if isinstance(args, str):  # Copilot hands some arguments over as a JSON string
+        args = json.loads(args)
+    if not isinstance(tool, str) or not isinstance(args, (dict, type(None))):
+        raise ValueError("the payload names no tool")
+    args = args or {}
+    cwd = payload.get("cwd")
+    cwd = cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd()
+    out: list = []
+    if tool in protocol.reads:
+        return out
+    if tool in protocol.shell or (tool not in protocol.writes and tool not in protocol.patches):
+        keys = (protocol.shell[tool],) if tool in protocol.shell else COMMAND_KEYS
+        for key in keys:
+            if key in args:
+                out.append(("command", _command_text(args[key]), _workdir(protocol, tool, args, cwd)))
+    for key in protocol.writes.get(tool, ()):
+        if key in args:
+            out.append(("write", _text(args[key]), cwd))
+    if tool in protocol.patches:
+        patch = _text(args.get(protocol.patches[tool], ""))
+        for match in PATCH_FILE.finditer(patch):
+            out.append(("write", (match.group(1) or match.group(2)).strip(), cwd))
+        if "*** Begin Patch" in patch and not out:
+            raise ValueError("a patch whose files cannot be read")
+    return out
+
+
+def _text(value):
+    if not isinstance(value, str):
+        raise ValueError("an argument is not text")
+    return value
+
+
+def _command_text(value):
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return shlex.join(value)  # an argv (Codex's shell tool): as the shell would read it
+    return _text(value)
+
+
+def _workdir(protocol, tool, args, cwd):
+    key = protocol.workdir.get(tool)
+    value = args.get(key) if key else None
+    if value is None:
+        return cwd
+    return os.path.join(cwd, _text(value))
+
+
+def decide(harness, data):
+    """The Block for the tool call in ``data`` (raw payload bytes), or None to allow."""
+    from .check import analyse
+    protocol = PROTOCOLS[harness]
+    payload = json.loads(data.decode("utf-8"))
+    for kind, text, cwd in subjects(protocol, payload):
+        block = analyse(command=text, cwd=cwd) if kind == "command" else analyse(write=text, cwd=cwd)
+        if block is not None:
+            return block
+    return None
+
+
+def _fallback(data, why):
+    """The block for a call that could not be decided, when it involves git or the guard's files."""
+    if INVOLVES.search(data.decode("utf-8", "replace")):
+        return Block("guard-error", why)
+    return None
+
+
+def main(harness, stdin=None, out=None, err=None):
+    stdin = stdin or sys.stdin.buffer
+    out, err = out or sys.stdout, err or sys.stderr
+    if harness not in PROTOCOLS:
+        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(PROTOCOLS)))
+        return 2
+    data = b""
+
+    def on_alarm(signum, frame):
+        raise _Timeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(TIMEOUT)
+    try:
+        data = stdin.read(MAX_PAYLOAD + 1)
+        if len(data) > MAX_PAYLOAD:
+            block = Block("guard-error", "a tool call larger than %d bytes" % MAX_PAYLOAD)
+        else:
+            block = decide(harness, data)
+    except _Timeout:
+        block = _fallback(data, "timed out after %d s" % TIMEOUT)
+    except RecursionError:
+        block = _fallback(data, "nested too deeply")
+    except Exception as exc:  # an unreadable payload or a bug: never a traceback, never a silent pass on git
+        block = _fallback(data, type(exc).__name__)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    if block is None:
+        return 0
+    reason = block.reason()
+    deny = PROTOCOLS[harness].deny
+    answer, status = deny(reason) if deny is not None else (None, 2)
+    if answer is not None:
+        out.write(json.dumps(answer) + "\n")
+    err.write(reason + "\n")
+    return status

@@ -1,0 +1,124 @@
+"""Would each settings-file harness load agentguard's hook here? A harness that silently skips an
+untrusted hook is the same as no hook, so the doctor asks, per harness in use, what that harness
+itself reads: switches that turn every hook off, project and folder trust, Codex's per-hook trust.
+Each answer is (status, summary, the one command or setting that makes it so)."""
+import json
+import os
+
+from . import harnesses as H
+from .fsops import read_regular
+from .hookscripts import sh_quote
+
+
+def _json(path):
+    try:
+        data = read_regular(path, limit=4 << 20)
+        value = json.loads(data.decode("utf-8")) if data is not None else None
+    except Exception:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _home(*parts):
+    return os.path.join(os.path.expanduser("~"), *parts)
+
+
+def _disabling(paths):
+    """The file of ``paths`` (highest precedence first) whose ``disableAllHooks`` decides, when it
+    switches hooks off: the first one that sets the key at all wins."""
+    for path in paths:
+        value = (_json(path) or {}).get("disableAllHooks")
+        if value is not None:
+            return path if value is True else None
+    return None
+
+
+def enabled_claude(ctx):
+    top = ctx.info.top
+    off = _disabling(["/etc/claude-code/managed-settings.json", os.path.join(top, ".claude", "settings.local.json"),
+                      os.path.join(top, ".claude", "settings.json"), _home(".claude", "settings.json")])
+    if off:
+        return ("fail", "%s sets disableAllHooks, so Claude Code runs no hook at all" % off,
+                "remove \"disableAllHooks\" from %s" % off)
+    return ("pass", "Claude Code runs the hook from .claude/settings.json (claude -p at once; an interactive "
+            "session once the folder is trusted)", None)
+
+
+def enabled_codex(ctx):
+    top = ctx.info.top
+    config = os.path.join(H.codex_home(), "config.toml")
+    hooks_json = os.path.join(top, H.SETTINGS["codex"][0])
+    position = H.group_position(read_regular(hooks_json), "codex")
+    if position is None:
+        return ("fail", "%s holds no agentguard hook" % H.SETTINGS["codex"][0], "agentguard install --harness codex")
+    key, value = H.codex_trust(os.path.realpath(hooks_json), position)
+    if H.trusted_hash(read_regular(config), key) != value:
+        return ("fail", "Codex skips agentguard's hook without a word: %s does not record its trust "
+                "([hooks.state] %s)" % (config, key), "agentguard install --harness codex")
+    trusted = H.codex_project_trusted(top)
+    if not trusted:
+        return ("warn", "Codex loads no project hook here until the project is trusted (%s: projects.\"%s\")"
+                % (config, top), "printf '%%s\\n' %s >> %s"
+                % (sh_quote("\n[projects.%s]\ntrust_level = \"trusted\"" % json.dumps(top)), sh_quote(config)))
+    return ("pass", "Codex trusts this project and agentguard's hook (%s)" % config, None)
+
+
+def enabled_gemini(ctx):
+    top = ctx.info.top
+    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() == "false":
+        return ("fail", "GEMINI_CLI_TRUST_WORKSPACE=false: Gemini CLI loads no project hook",
+                "unset GEMINI_CLI_TRUST_WORKSPACE")
+    user = _json(_home(".gemini", "settings.json")) or {}
+    for where, settings in (("~/.gemini/settings.json", user),
+                            (".gemini/settings.json", _json(os.path.join(top, ".gemini", "settings.json")) or {})):
+        config = settings.get("hooksConfig") if isinstance(settings.get("hooksConfig"), dict) else {}
+        if config.get("enabled") is False or settings.get("disableAllHooks") is True:
+            return ("fail", "%s switches Gemini CLI's hooks off" % where,
+                    "remove hooksConfig.enabled=false from %s" % where)
+    folder = ((user.get("security") or {}).get("folderTrust") or {}) if isinstance(user.get("security"), dict) else {}
+    if isinstance(folder, dict) and folder.get("enabled") is True \
+            and os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() != "true" and not _gemini_trusted(top):
+        return ("warn", "folder trust is on in ~/.gemini/settings.json and this folder is not trusted, so Gemini "
+                "CLI loads no project hook here", "gemini, then /permissions: trust this folder (or add it to "
+                "~/.gemini/trustedFolders.json as TRUST_FOLDER)")
+    return ("pass", "Gemini CLI runs the hook from .gemini/settings.json", None)
+
+
+def _gemini_trusted(top):
+    folders = _json(_home(".gemini", "trustedFolders.json")) or {}
+    for path, level in folders.items():
+        if level in ("TRUST_FOLDER", "TRUST_PARENT") and _under(top, path if level == "TRUST_FOLDER"
+                                                                 else os.path.dirname(path)):
+            return True
+    return False
+
+
+def _under(path, root):
+    path, root = os.path.realpath(path), os.path.realpath(root)
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def enabled_copilot(ctx):
+    top = ctx.info.top
+    home = os.environ.get("COPILOT_HOME") or _home(".copilot")
+    config = os.path.join(home, "config.json")
+    off = _disabling([config] + [os.path.join(top, ".github", "copilot", n)
+                                 for n in ("settings.json", "settings.local.json")])
+    if off:
+        return ("fail", "%s sets disableAllHooks, so Copilot CLI runs no hook" % off,
+                "remove \"disableAllHooks\" from %s" % off)
+    folders = (_json(config) or {}).get("trustedFolders") or []
+    if os.environ.get("COPILOT_ALLOW_ALL", "").lower() == "true" or \
+            any(isinstance(f, str) and _under(top, f) for f in folders):
+        return ("pass", "Copilot CLI trusts this folder and runs .github/hooks/agentguard.json", None)
+    return ("warn", "Copilot CLI silently skips repository hooks until the folder is trusted (trustedFolders in %s)"
+            % config, "copilot, then trust this folder when asked (or add %s to trustedFolders in %s)"
+            % (json.dumps(top), config))
+
+
+def enabled_opencode(ctx):
+    return ("pass", "OpenCode loads every plugin in .opencode/plugins when it starts (no trust step)", None)
+
+
+ENABLED = {"claude": enabled_claude, "codex": enabled_codex, "gemini": enabled_gemini,
+           "copilot": enabled_copilot, "opencode": enabled_opencode}

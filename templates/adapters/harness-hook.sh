@@ -1,0 +1,23 @@
+# agentguard hook for Claude Code, Codex, Gemini CLI, Copilot CLI and OpenCode; written by
+# agentguard install into each harness's settings as: sh -c '<this script>' agentguard <harness>.
+# The tool call arrives as JSON on stdin and goes to the repository's decision command (the
+# runtime copy in the git dir): exit 0 allows, exit 2 blocks (these harnesses take exit 1 as allow).
+# A runtime that is missing or fails blocks whatever involves git or the guard's files.
+p=$(cat)
+c="$(git rev-parse --git-common-dir 2>/dev/null)/agentguard/check"
+if [ -x "$c" ]; then
+	"$c" --hook "$1" <<AGENTGUARD_CALL
+$p
+AGENTGUARD_CALL
+	s=$?
+	if [ "$s" -eq 0 ] || [ "$s" -eq 2 ]; then exit "$s"; fi
+	w="it failed with status $s"
+else
+	w="its runtime copy is missing"
+fi
+grep -Eiq "@INVOLVES_ERE@" <<AGENTGUARD_CALL
+$p
+AGENTGUARD_CALL
+[ "$?" -eq 1 ] && exit 0
+echo "agentguard: blocked this tool call because agentguard could not check it ($w) [rule: guard-error]. Instead: run agentguard doctor; agentguard install repairs it." >&2
+exit 2
