@@ -17,6 +17,7 @@ import shlex
 import signal
 import sys
 from dataclasses import dataclass, field
+from typing import Callable, Optional
 
 from .analyse import INVOLVES
 from ..rules import Block
@@ -39,7 +40,7 @@ class Protocol:
     patches: dict = field(default_factory=dict)  # tool -> argument holding a patch
     reads: tuple = ()  # tools that only read: allowed without a look
     workdir: dict = field(default_factory=dict)  # tool -> argument naming the directory a command runs in
-    deny: object = None  # reason -> (JSON for stdout or None, exit status); None: (None, 2)
+    deny: Optional[Callable] = None  # reason -> (JSON for stdout or None, exit status); None: (None, 2)
 
 
 PROTOCOLS = {
