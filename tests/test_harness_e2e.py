@@ -1,0 +1,96 @@
+"""The five settings-file harnesses, for real: each binary (tests/node, pinned) runs headless in a real
+repository where `agentguard install --harness NAME` ran, while a scripted fake model server on
+127.0.0.1 asks for the tool calls an agent would make. Shown per harness: `git push --no-verify` to
+main is refused before it runs (the remote's main does not move), a `-c core.hooksPath=/dev/null`
+commit is refused (nothing committed, the staged work still staged), the harness's own file tool
+cannot write `.git/hooks/pre-push`, and an ordinary command runs. The model is told why."""
+import importlib
+import os
+import re
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "harness"))
+
+HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot")
+pytestmark = pytest.mark.slow
+
+
+def driver(name):
+    module = importlib.import_module("agent_" + name)
+    assert module.BINARY, "%s is missing: run the README's test command (sh scripts/test.sh)" % name
+    return module
+
+
+def git_env(repo):
+    """What the agent's shell needs from the test's environment (identity, PATH, no system config)."""
+    return {k: v for k, v in repo.env.items() if k.startswith("GIT_") or k in ("PATH", "LC_ALL")}
+
+
+def run_harness(name, repo, calls, timeout=90):
+    module = driver(name)
+    home = repo.env["HOME"]
+    kwargs = {}
+    if name == "codex":
+        # the trust entry agentguard install recorded is the one codex gets (the driver writes the
+        # rest of config.toml: the fake provider, the project's trust)
+        with open(os.path.join(home, ".codex", "config.toml")) as fh:
+            block = re.search(r'\[hooks\.state\.[^\n]*\]\ntrusted_hash = [^\n]*\n', fh.read()).group(0)
+        kwargs = {"trust_hooks": False, "config_extra": block}
+    result = module.run(repo.path, home, calls, timeout=timeout, extra_env=git_env(repo), **kwargs)
+    assert result.code is not None, "%s timed out:\n%s\n%s" % (name, result.stdout[-2000:], result.stderr[-2000:])
+    return result
+
+
+def write_calls(name, repo, rel, content):
+    """The harness's own file tool overwriting ``rel`` (Claude Code reads a file before it may write it)."""
+    if name == "claude":
+        path = os.path.join(repo.path, rel)
+        return [("tool", "Read", {"file_path": path}), ("write", path, content)]
+    return [("write", rel, content)]
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_the_harness_refuses_bypasses_and_runs_the_rest(guarded, name):
+    repo, bare = guarded
+    repo.agentguard("install", "--harness", name)
+    with open(os.path.join(repo.path, "staged.txt"), "w") as fh:
+        fh.write("work in progress\n")
+    repo.run("add", "staged.txt")
+    hook = os.path.join(repo.path, ".git", "hooks", "pre-push")
+    hook_before = open(hook, "rb").read()
+    before = {"main": repo.rev("main"), "remote": bare.rev("main"), "feat": repo.rev("feat")}
+    calls = [("shell", "git push --no-verify origin feat:main"),
+             ("shell", "git -c core.hooksPath=/dev/null commit -m sneaky")]
+    calls += write_calls(name, repo, ".git/hooks/pre-push", "#!/bin/sh\nexit 0\n")
+    calls += [("shell", "echo ok > ran.txt && git status --short")]
+    result = run_harness(name, repo, calls)
+    said = "\n".join(result.tool_results)
+    assert len(result.tool_results) == len(calls), (result.tool_results, result.stderr[-2000:])
+    # nothing moved, nothing lost
+    assert bare.rev("main") == before["remote"]
+    assert repo.rev("main") == before["main"] and repo.rev("feat") == before["feat"]
+    assert repo.staged() == ["staged.txt"]
+    assert open(hook, "rb").read() == hook_before and os.access(hook, os.X_OK)
+    # the model was told why, each time
+    assert "[rule: no-verify]" in result.tool_results[0], said
+    assert "core.hooksPath" in result.tool_results[1], said
+    assert "[rule: guard-files]" in result.tool_results[-2], said
+    # and the ordinary command ran
+    assert os.path.exists(os.path.join(repo.path, "ran.txt")), said
+    assert "agentguard" not in result.tool_results[-1], said
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_without_the_adapter_the_same_push_lands(guarded, name):
+    """The control: the backstop alone cannot see `push --no-verify`, so with only the git hooks
+    installed the very call the adapter refuses moves the remote's main. (Codex gets no hooks.json.)"""
+    repo, bare = guarded
+    if name == "codex":
+        os.makedirs(os.path.join(repo.env["HOME"], ".codex"), exist_ok=True)
+        with open(os.path.join(repo.env["HOME"], ".codex", "config.toml"), "a") as fh:
+            fh.write("\n[hooks.state.\"none\"]\ntrusted_hash = \"sha256:0\"\n")
+    result = run_harness(name, repo, [("shell", "git push --no-verify origin feat:main")])
+    assert bare.rev("main") == repo.rev("feat"), result.tool_results
