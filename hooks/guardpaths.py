@@ -48,7 +48,8 @@ def user_files(environ=None):
             os.path.join(home, ".gemini", "trustedFolders.json"),
             os.path.join(env.get("COPILOT_HOME") or os.path.join(home, ".copilot"), "config.json"),
             os.path.join(config, "opencode", "plugin"),
-            os.path.join(config, "opencode", "plugins")]
+            os.path.join(config, "opencode", "plugins"),
+            os.path.join(config, "opencode", "opencode.json*")]
 # Relative to the git common dir: the runtime, the snapshot, refs written by hand, the config
 # (core.hooksPath), and the default hooks directory.
 COMMON_FILES = ("agentguard", "hooks", "refs", "packed-refs", "config")
