@@ -245,6 +245,7 @@ def _agentguard_only(repo, runs, env, quick):
         if i:
             samples.append(t)
     out["agentguard check (runtime copy, what adapters run)"] = summary(samples)
+    out.update(_harness_hooks(repo, runs, env, command))
     n = 200 if quick else 5000
     oid = repo.git("rev-parse", "HEAD").strip()
     creates = "".join("create refs/tags/d%05d %s\n" % (i, oid) for i in range(n))
@@ -256,6 +257,31 @@ def _agentguard_only(repo, runs, env, quick):
             samples.append(t)
     out["agentguard doctor (%d refs)" % n] = summary(samples)
     out["runtime peak memory (KiB), 10,000-line protected transaction"] = _peak_memory(repo, env)
+    return out
+
+
+def _harness_hooks(repo, runs, env, command):
+    """Per tool call, what each settings-file harness's hook costs (the harness starts it with a shell):
+    the hook command install writes, with that harness's payload for a shell call; the floor is a hook
+    that only reads its input."""
+    sys.path.insert(0, ROOT)
+    from agentguard.installer.harnesses import NAMES, hook_command
+    from agentguard.hooks.analyser.harnesshook import PROTOCOLS
+    out = {}
+    commands = [("harness hook floor (sh reading its input)", "cat >/dev/null", "codex")]
+    commands += [("harness hook (%s)" % name, hook_command(name), name) for name in NAMES]
+    for label, hook, name in commands:
+        protocol = PROTOCOLS[name]
+        shell_tool = next(iter(protocol.shell))
+        payload = json.dumps({protocol.tool: shell_tool, protocol.args: {protocol.shell[shell_tool]: command},
+                              "cwd": repo.path}).encode()
+        samples = []
+        for i in range(runs + 1):
+            t = timed(lambda: subprocess.run(["sh", "-c", hook, "agentguard", name], cwd=repo.path, env=env,
+                                             input=payload, capture_output=True))
+            if i:
+                samples.append(t)
+        out[label] = summary(samples)
     return out
 
 
@@ -305,6 +331,7 @@ def _print(report):
     if commits and "pre-commit" in commits and "agentguard" in commits:
         speed = commits["pre-commit"]["median"] / commits["agentguard"]["median"]
         goals.append(("feature commits: >= 10x faster than the pre-commit framework", speed >= 10, "%.1fx" % speed))
+    check_ms = None
     for name, s in (report.get("agentguard") or {}).items():
         unit = "KiB" if "memory" in name else "ms"
         value = s["median"] if unit == "KiB" else s["median"] * 1e3
@@ -312,6 +339,10 @@ def _print(report):
                                                  s["max"] * (1 if unit == "KiB" else 1e3)))
         if name.startswith("agentguard check (runtime"):
             goals.append(("agentguard check (what adapters pay): median under 50 ms", value < 50, "%.0f ms" % value))
+            check_ms = value
+        if name.startswith("harness hook (") and check_ms:
+            goals.append(("%s: at most check + 15 ms of shell and git" % name, value <= check_ms + 15,
+                          "%.0f ms (%.2fx check)" % (value, value / check_ms)))
         if name.startswith("agentguard doctor"):
             goals.append(("agentguard doctor: under 1 s", value < 1000, "%.0f ms" % value))
     if report.get("sizes_curve"):
