@@ -11,9 +11,14 @@ from .hookscripts import sh_quote
 
 
 def _json(path):
+    """The JSON object in ``path`` (whole-line ``//`` comments allowed, as Copilot CLI writes its
+    config.json and Gemini CLI accepts), or None."""
     try:
         data = read_regular(path, limit=4 << 20)
-        value = json.loads(data.decode("utf-8")) if data is not None else None
+        if data is None:
+            return None
+        text = "\n".join(line for line in data.decode("utf-8").splitlines() if not line.lstrip().startswith("//"))
+        value = json.loads(text)
     except Exception:
         return None
     return value if isinstance(value, dict) else None
@@ -65,32 +70,37 @@ def enabled_codex(ctx):
 
 def enabled_gemini(ctx):
     top = ctx.info.top
-    if os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() == "false":
-        return ("fail", "GEMINI_CLI_TRUST_WORKSPACE=false: Gemini CLI loads no project hook",
-                "unset GEMINI_CLI_TRUST_WORKSPACE")
+    trust_env = os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower()
+    if trust_env == "false" or os.environ.get("GEMINI_RESTRICTED_MODE", "").lower() == "true":
+        return ("fail", "GEMINI_CLI_TRUST_WORKSPACE=false (or GEMINI_RESTRICTED_MODE): Gemini CLI loads no project "
+                "hook", "unset GEMINI_CLI_TRUST_WORKSPACE GEMINI_RESTRICTED_MODE")
     user = _json(_home(".gemini", "settings.json")) or {}
     for where, settings in (("~/.gemini/settings.json", user),
                             (".gemini/settings.json", _json(os.path.join(top, ".gemini", "settings.json")) or {})):
         config = settings.get("hooksConfig") if isinstance(settings.get("hooksConfig"), dict) else {}
-        if config.get("enabled") is False or settings.get("disableAllHooks") is True:
-            return ("fail", "%s switches Gemini CLI's hooks off" % where,
-                    "remove hooksConfig.enabled=false from %s" % where)
-    folder = ((user.get("security") or {}).get("folderTrust") or {}) if isinstance(user.get("security"), dict) else {}
-    if isinstance(folder, dict) and folder.get("enabled") is True \
-            and os.environ.get("GEMINI_CLI_TRUST_WORKSPACE", "").lower() != "true" and not _gemini_trusted(top):
-        return ("warn", "folder trust is on in ~/.gemini/settings.json and this folder is not trusted, so Gemini "
-                "CLI loads no project hook here", "gemini, then /permissions: trust this folder (or add it to "
-                "~/.gemini/trustedFolders.json as TRUST_FOLDER)")
-    return ("pass", "Gemini CLI runs the hook from .gemini/settings.json", None)
+        disabled = config.get("disabled") if isinstance(config.get("disabled"), list) else []
+        if config.get("enabled") is False or "agentguard" in disabled:
+            return ("fail", "%s switches Gemini CLI's hooks (or agentguard's) off (hooksConfig)" % where,
+                    "remove hooksConfig.enabled=false / \"agentguard\" from hooksConfig.disabled in %s" % where)
+    security = user.get("security") if isinstance(user.get("security"), dict) else {}
+    folder = security.get("folderTrust") if isinstance(security.get("folderTrust"), dict) else {}
+    # folder trust is on unless switched off (0.61 defaults it to true): an untrusted folder loads no hook
+    if folder.get("enabled") is not False and trust_env != "true" and not _gemini_trusted(top):
+        return ("warn", "Gemini CLI trusts no folder it was not told to: in this one it loads no project settings "
+                "and no hook (headless: it refuses to start)", "gemini, then trust this folder when asked (or add "
+                "%s: \"TRUST_FOLDER\" to ~/.gemini/trustedFolders.json)" % json.dumps(top))
+    return ("pass", "Gemini CLI trusts this folder and runs the hook from .gemini/settings.json", None)
 
 
 def _gemini_trusted(top):
-    folders = _json(_home(".gemini", "trustedFolders.json")) or {}
-    for path, level in folders.items():
-        if level in ("TRUST_FOLDER", "TRUST_PARENT") and _under(top, path if level == "TRUST_FOLDER"
-                                                                 else os.path.dirname(path)):
-            return True
-    return False
+    """~/.gemini/trustedFolders.json trusts ``top``: the longest matching rule decides."""
+    path = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or _home(".gemini", "trustedFolders.json")
+    rules = []
+    for rule, level in (_json(path) or {}).items():
+        root = os.path.dirname(rule) if level == "TRUST_PARENT" else rule
+        if isinstance(rule, str) and _under(top, root):
+            rules.append((len(os.path.realpath(root)), level))
+    return bool(rules) and max(rules)[1] in ("TRUST_FOLDER", "TRUST_PARENT")
 
 
 def _under(path, root):
@@ -102,8 +112,9 @@ def enabled_copilot(ctx):
     top = ctx.info.top
     home = os.environ.get("COPILOT_HOME") or _home(".copilot")
     config = os.path.join(home, "config.json")
-    off = _disabling([config] + [os.path.join(top, ".github", "copilot", n)
-                                 for n in ("settings.json", "settings.local.json")])
+    # disableAllHooks in the repository's Copilot settings switches repository hooks off (the user's
+    # settings.json only switches off the user's own hooks)
+    off = _disabling([os.path.join(top, ".github", "copilot", n) for n in ("settings.local.json", "settings.json")])
     if off:
         return ("fail", "%s sets disableAllHooks, so Copilot CLI runs no hook" % off,
                 "remove \"disableAllHooks\" from %s" % off)

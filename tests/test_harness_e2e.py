@@ -39,9 +39,14 @@ def run_harness(name, repo, calls, timeout=90):
         with open(os.path.join(home, ".codex", "config.toml")) as fh:
             block = re.search(r'\[hooks\.state\.[^\n]*\]\ntrusted_hash = [^\n]*\n', fh.read()).group(0)
         kwargs = {"trust_hooks": False, "config_extra": block}
-    result = module.run(repo.path, home, calls, timeout=timeout, extra_env=git_env(repo), **kwargs)
+    result = Outcome(module.run(repo.path, home, calls, timeout=timeout, extra_env=git_env(repo), **kwargs))
     assert result.code is not None, "%s timed out:\n%s\n%s" % (name, result.stdout[-2000:], result.stderr[-2000:])
     return result
+
+
+class Outcome(dict):
+    """A driver's result, read by attribute."""
+    __getattr__ = dict.__getitem__
 
 
 def write_calls(name, repo, rel, content):
@@ -94,3 +99,41 @@ def test_without_the_adapter_the_same_push_lands(guarded, name):
             fh.write("\n[hooks.state.\"none\"]\ntrusted_hash = \"sha256:0\"\n")
     result = run_harness(name, repo, [("shell", "git push --no-verify origin feat:main")])
     assert bare.rev("main") == repo.rev("feat"), result.tool_results
+
+
+def test_hole_codex_typing_into_an_open_shell_runs_no_hook(guarded):
+    """Known hole (reported upstream): Codex runs PreToolUse hooks for exec_command, not for write_stdin.
+    The model opens an interactive shell with exec_command (tty, still running when the call yields,
+    so Codex keeps it as a session) and types the push into it with write_stdin: no hook sees the
+    typed text, and the push that exec_command alone is refused lands. Flip this test when Codex
+    hooks write_stdin (or agentguard finds another way to see it)."""
+    import agent_codex
+
+    repo, bare = guarded
+    repo.agentguard("install", "--harness", "codex")
+    push = "git push --no-verify origin feat:main"
+    remote_before, seen = bare.rev("main"), {}
+
+    def open_shell(results):
+        seen["after_direct"] = bare.rev("main")  # the direct exec_command push has been answered by now
+        return {"cmd": "sh", "tty": True, "yield_time_ms": 1000}
+
+    def typed(chars, wait_ms):
+        return lambda results: {"session_id": agent_codex.session_id(results), "chars": chars,
+                                "yield_time_ms": wait_ms}
+
+    calls = [("shell", push),
+             ("tool", "exec_command", open_shell),
+             ("tool", "write_stdin", typed(push + "\n", 5000)),
+             ("tool", "write_stdin", typed("exit\n", 1000))]
+    result = run_harness("codex", repo, calls, timeout=60)
+    said = "\n".join(result.tool_results)
+    assert len(result.tool_results) == len(calls), (result.tool_results, result.stderr[-2000:])
+    print("TOOLRESULTS", result.tool_results)  # TMPDEBUG
+    # the control, same session: straight through exec_command the push is refused and does not run
+    assert "[rule: no-verify]" in result.tool_results[0], said
+    assert seen["after_direct"] == remote_before != repo.rev("feat"), said
+    # the shell stayed open as a session, and the text typed into it ran with no hook in the way
+    assert agent_codex.session_id(result.tool_results[1:2]) is not None, said
+    assert "agentguard" not in "\n".join(result.tool_results[1:]), said
+    assert bare.rev("main") == repo.rev("feat"), said  # the hole: the refused push landed

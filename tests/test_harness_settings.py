@@ -326,10 +326,15 @@ def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
     with open(home / ".codex" / "config.toml", "a") as fh:
         fh.write('\n[projects.%s]\ntrust_level = "trusted"\n' % json.dumps(repo.path))
     (home / ".copilot").mkdir()
-    (home / ".copilot" / "config.json").write_text(json.dumps({"trustedFolders": [repo.path]}))
+    (home / ".copilot" / "config.json").write_text("// written by copilot\n// do not edit\n"
+                                                    + json.dumps({"trustedFolders": [os.path.dirname(repo.path)]}))
+    (home / ".gemini").mkdir()
+    assert checks["adapters.gemini.enabled"]["status"] == "warn"  # folder trust is on by default
+    (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({repo.path: "TRUST_FOLDER"}))
     checks = _doctor(repo)
     assert checks["adapters.codex.enabled"]["status"] == "pass"
     assert checks["adapters.copilot.enabled"]["status"] == "pass"
+    assert checks["adapters.gemini.enabled"]["status"] == "pass"
     # the hook trust entry gone: Codex would skip the hook without a word
     text = (home / ".codex" / "config.toml").read_text()
     untrusted = re.sub(r"\[hooks\.state\.[^\n]*\]\ntrusted_hash = [^\n]*\n", "", text)

@@ -67,7 +67,8 @@ PROTOCOLS = {
     "opencode": Protocol("tool", "args", {"bash": "command"},
                          {"write": ("filePath",), "edit": ("filePath",), "multiedit": ("filePath",)},
                          {"patch": "patchText", "apply_patch": "patchText"},
-                         reads=("read", "glob", "grep", "list", "webfetch", "todowrite", "todoread")),
+                         reads=("read", "glob", "grep", "list", "webfetch", "todowrite", "todoread"),
+                         workdir={"bash": "workdir"}),
 }
 
 

@@ -19,5 +19,8 @@ grep -Eiq "@INVOLVES_ERE@" <<AGENTGUARD_CALL
 $p
 AGENTGUARD_CALL
 [ "$?" -eq 1 ] && exit 0
-echo "agentguard: blocked this tool call because agentguard could not check it ($w) [rule: guard-error]. Instead: run agentguard doctor; agentguard install repairs it." >&2
+r="agentguard: blocked this tool call because agentguard could not check it ($w) [rule: guard-error]. Instead: run agentguard doctor; agentguard install repairs it."
+# Copilot CLI shows the model a reason only from its JSON deny
+[ "$1" = copilot ] && echo "{\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"$r\"}"
+echo "$r" >&2
 exit 2
