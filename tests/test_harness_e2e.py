@@ -64,12 +64,15 @@ def test_the_harness_refuses_bypasses_and_runs_the_rest(guarded, name):
     with open(os.path.join(repo.path, "staged.txt"), "w") as fh:
         fh.write("work in progress\n")
     repo.run("add", "staged.txt")
-    hook = os.path.join(repo.path, ".git", "hooks", "pre-push")
+    # Gemini CLI itself keeps its file tools out of .git ("Path not in workspace"); there, the file
+    # the tool must not touch is the one that would switch its hooks off
+    target = ".gemini/settings.json" if name == "gemini" else ".git/hooks/pre-push"
+    hook = os.path.join(repo.path, target)
     hook_before = open(hook, "rb").read()
     before = {"main": repo.rev("main"), "remote": bare.rev("main"), "feat": repo.rev("feat")}
     calls = [("shell", "git push --no-verify origin feat:main"),
              ("shell", "git -c core.hooksPath=/dev/null commit -m sneaky")]
-    calls += write_calls(name, repo, ".git/hooks/pre-push", "#!/bin/sh\nexit 0\n")
+    calls += write_calls(name, repo, target, "#!/bin/sh\nexit 0\n")
     calls += [("shell", "echo ok > ran.txt && git status --short")]
     result = run_harness(name, repo, calls)
     said = "\n".join(result.tool_results)
@@ -78,7 +81,7 @@ def test_the_harness_refuses_bypasses_and_runs_the_rest(guarded, name):
     assert bare.rev("main") == before["remote"]
     assert repo.rev("main") == before["main"] and repo.rev("feat") == before["feat"]
     assert repo.staged() == ["staged.txt"]
-    assert open(hook, "rb").read() == hook_before and os.access(hook, os.X_OK)
+    assert open(hook, "rb").read() == hook_before
     # the model was told why, each time
     assert "[rule: no-verify]" in result.tool_results[0], said
     assert "core.hooksPath" in result.tool_results[1], said
@@ -124,12 +127,11 @@ def test_hole_codex_typing_into_an_open_shell_runs_no_hook(guarded):
 
     calls = [("shell", push),
              ("tool", "exec_command", open_shell),
-             ("tool", "write_stdin", typed(push + "\n", 5000)),
+             ("tool", "write_stdin", typed(push + "\n", 3000)),
              ("tool", "write_stdin", typed("exit\n", 1000))]
     result = run_harness("codex", repo, calls, timeout=60)
     said = "\n".join(result.tool_results)
     assert len(result.tool_results) == len(calls), (result.tool_results, result.stderr[-2000:])
-    print("TOOLRESULTS", result.tool_results)  # TMPDEBUG
     # the control, same session: straight through exec_command the push is refused and does not run
     assert "[rule: no-verify]" in result.tool_results[0], said
     assert seen["after_direct"] == remote_before != repo.rev("feat"), said

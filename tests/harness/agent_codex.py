@@ -17,7 +17,16 @@ API
                               longest conversation posted, in order)
   calls                       ("shell", cmd); ("write", path, content) -> apply_patch "*** Add File: path"
                               (relative to repo, or absolute); ("patch", "*** Begin Patch ... *** End Patch");
-                              ("tool", output_item) verbatim (e.g. exec_command with a workdir).
+                              ("tool", output_item) verbatim (e.g. exec_command with a workdir);
+                              ("tool", name, arguments) a function_call ``name`` with JSON ``arguments``, a
+                              dict or a callable given the tool result texts so far that returns one.
+  session_id(results)         the id in the latest "Process running with session ID N" of result texts.
+  exec_command / write_stdin  (0.171.0, gpt-5.5) exec_command {cmd, tty, yield_time_ms, workdir, shell,
+                              login, ...}: a process still running at yield_time_ms stays open and the result
+                              says "Process running with session ID N"; write_stdin {session_id (number),
+                              chars, yield_time_ms, max_output_tokens} types ``chars`` into it. Verified: a
+                              PreToolUse hook with NO matcher fired for the exec_command (tool_name "Bash",
+                              tool_input {command: "sh"}) and for neither write_stdin (typed text ran).
   hook_trust_key_and_hash(hooks_json_path, group_index, hook_index, matcher, command, timeout)
                               -> ('<realpath>:pre_tool_use:G:H', 'sha256:<hex>'); hook_trust_toml(...) the
                               TOML table; trust_all_toml(hooks_json) trust for every hook in the file.
@@ -67,6 +76,7 @@ exit 1 / sleep when the input contains BLOCKME)
 import hashlib
 import json
 import os
+import re
 import uuid
 
 try:
@@ -111,6 +121,16 @@ def _tools(body):
     return out
 
 
+def session_id(results):
+    """The unified exec session id the latest of ``results`` (tool result texts) reports as still running
+    ("Process running with session ID N"), as an int, or None."""
+    for text in reversed(results):
+        found = re.search(r"session ID (\d+)", text)
+        if found:
+            return int(found.group(1))
+    return None
+
+
 def add_file_patch(path, content):
     """An apply_patch body that adds ``path`` (relative to the cwd, or absolute) with ``content``."""
     lines = content.splitlines() or [""]
@@ -149,8 +169,13 @@ class Dialect:
                 return {"type": "custom_tool_call", "name": "apply_patch", "call_id": call_id, "input": patch}
             return {"type": "function_call", "name": "apply_patch", "call_id": call_id,
                     "arguments": json.dumps({"input": patch})}
-        if kind == "tool":  # ("tool", item): a raw output item, verbatim (call_id filled in)
+        if kind == "tool" and len(call) == 2:  # ("tool", item): a raw output item, verbatim (call_id filled in)
             return dict({"call_id": call_id}, **call[1])
+        if kind == "tool":  # ("tool", name, arguments): a function_call; arguments may be f(results so far)
+            arguments = call[2]
+            if callable(arguments):
+                arguments = arguments([_text_of(i.get("output")) for i in _results(body)])
+            return {"type": "function_call", "name": call[1], "call_id": call_id, "arguments": json.dumps(arguments)}
         raise ValueError("codex: unsupported step %r" % (call,))
 
     def respond(self, model, method, path, body, step):
