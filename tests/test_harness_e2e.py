@@ -5,6 +5,7 @@ main is refused before it runs (the remote's main does not move), a `-c core.hoo
 commit is refused (nothing committed, the staged work still staged), the harness's own file tool
 cannot write `.git/hooks/pre-push`, and an ordinary command runs. The model is told why."""
 import importlib
+import json
 import os
 import re
 import sys
@@ -139,3 +140,18 @@ def test_hole_codex_typing_into_an_open_shell_runs_no_hook(guarded):
     assert agent_codex.session_id(result.tool_results[1:2]) is not None, said
     assert "agentguard" not in "\n".join(result.tool_results[1:]), said
     assert bare.rev("main") == repo.rev("feat"), said  # the hole: the refused push landed
+
+
+def test_hole_an_untrusted_folder_runs_no_copilot_hook(guarded):
+    """Copilot CLI loads repository hooks only in a trusted folder and says nothing when it skips
+    them: the user's trust decision, which agentguard leaves to the user. The doctor warns
+    (adapters.copilot.enabled); until the folder is trusted, the refused push lands."""
+    repo, bare = guarded
+    repo.agentguard("install", "--harness", "copilot")
+    module = driver("copilot")
+    result = Outcome(module.run(repo.path, repo.env["HOME"], [("shell", "git push --no-verify origin feat:main")],
+                                timeout=90, extra_env=git_env(repo), trust=False))
+    assert result.code is not None
+    assert bare.rev("main") == repo.rev("feat"), result.tool_results
+    doctor = json.loads(repo.agentguard("doctor", "--json", check=False).stdout)
+    assert {c["id"]: c["status"] for c in doctor["checks"]}["adapters.copilot.enabled"] == "warn"
