@@ -595,6 +595,10 @@ def check_adapters(ctx):
                 problems.append(str(exc))
             if not harness_mod.hooked(data, harness):
                 problems.append("%s does not hold agentguard's hook as install wrote it" % rel)
+            elif harness == "codex":
+                status, summary, _ = harnesstrust.codex_hook_trust(ctx)
+                if status != "pass":
+                    problems.append(summary)
         if harness == "gptme":
             toml = read_regular(os.path.join(top, adapters.GPTME_TOML))
             if toml is None or not adapters.gptme_enabled(toml):

@@ -141,6 +141,17 @@ def contained(root, rel):
     return target
 
 
+def read_contained(root, rel, warnings):
+    """(path, bytes or None) of ``rel`` below ``root`` (see ``contained``); None, with the reason added
+    to ``warnings``, when it cannot be read safely (uninstall then leaves it alone)."""
+    try:
+        path = contained(root, rel)
+        return path, read_regular(path)
+    except AgentguardError as exc:
+        warnings.append(str(exc))
+        return None
+
+
 def _inside(path, root):
     rel = os.path.relpath(path, root)
     return rel == "." or not (rel == ".." or rel.startswith(".." + os.sep))

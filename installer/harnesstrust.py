@@ -49,23 +49,29 @@ def enabled_claude(ctx):
             "session once the folder is trusted)", None)
 
 
-def enabled_codex(ctx):
-    top = ctx.info.top
+def codex_hook_trust(ctx):
+    """Codex skips a project hook whose hash its config does not record, without a word; install
+    records it (so ``doctor --fix`` puts it back)."""
     config = os.path.join(H.codex_home(), "config.toml")
-    hooks_json = os.path.join(top, H.SETTINGS["codex"][0])
+    hooks_json = os.path.join(ctx.info.top, H.SETTINGS["codex"][0])
     position = H.group_position(read_regular(hooks_json), "codex")
     if position is None:
-        return ("fail", "%s holds no agentguard hook" % H.SETTINGS["codex"][0], "agentguard install --harness codex")
+        return ("fail", "%s holds no agentguard hook" % H.SETTINGS["codex"][0], None)
     key, value = H.codex_trust(os.path.realpath(hooks_json), position)
     if H.trusted_hash(read_regular(config), key) != value:
         return ("fail", "Codex skips agentguard's hook without a word: %s does not record its trust "
-                "([hooks.state] %s)" % (config, key), "agentguard install --harness codex")
-    trusted = H.codex_project_trusted(top)
-    if not trusted:
+                "([hooks.state] %s)" % (config, key), None)
+    return ("pass", "%s records agentguard's hook as trusted" % config, None)
+
+
+def enabled_codex(ctx):
+    top = ctx.info.top
+    config = os.path.join(H.codex_home(), "config.toml")
+    if not H.codex_project_trusted(top):
         return ("warn", "Codex loads no project hook here until the project is trusted (%s: projects.\"%s\")"
                 % (config, top), "printf '%%s\\n' %s >> %s"
                 % (sh_quote("\n[projects.%s]\ntrust_level = \"trusted\"" % json.dumps(top)), sh_quote(config)))
-    return ("pass", "Codex trusts this project and agentguard's hook (%s)" % config, None)
+    return ("pass", "Codex trusts this project (%s)" % config, None)
 
 
 def enabled_gemini(ctx):

@@ -12,8 +12,8 @@ from ..hooks.version import VERSION
 from . import adapters, harnesses as harness_mod, manifest, settingsplan
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
-from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_regular, remove_stale_temps,
-                    sha256_bytes)
+from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_contained, read_regular,
+                    remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
 from .repo import branch_refs, discover, remote_head_branches
 from . import gitoptions
@@ -332,12 +332,10 @@ def _same_file_content(a, b):
 
 def _uninstall_adapters(info, record, done, warnings):
     for rel in sorted(record.get("adapters") or {}):
-        try:
-            path = contained(info.top, rel)
-            data = read_regular(path)
-        except AgentguardError as exc:
-            warnings.append(str(exc))
+        found = read_contained(info.top, rel, warnings)
+        if found is None:
             continue
+        path, data = found
         if data is None:
             continue
         if sha256_bytes(data) not in manifest.accepted(record, "adapters", rel):
@@ -347,12 +345,10 @@ def _uninstall_adapters(info, record, done, warnings):
         done.append("removed %s" % rel)
     toml = record.get("gptme_toml")
     if toml:
-        try:
-            path = contained(info.top, adapters.GPTME_TOML)
-            data = read_regular(path)
-        except AgentguardError as exc:
-            warnings.append(str(exc))
+        found = read_contained(info.top, adapters.GPTME_TOML, warnings)
+        if found is None:
             return
+        path, data = found
         original = base64.b64decode(toml["original"]) if toml.get("original") is not None else None
         if data == original:
             pass  # install was stopped before it merged gptme.toml

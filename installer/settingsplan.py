@@ -7,7 +7,7 @@ import os
 
 from . import harnesses as H
 from .errors import AgentguardError
-from .fsops import atomic_write, contained, file_mode, read_regular, sha256_bytes
+from .fsops import atomic_write, contained, file_mode, read_contained, read_regular, sha256_bytes
 
 
 def _b64(data):
@@ -80,12 +80,10 @@ def uninstall_settings(info, record, done, warnings):
         harness = rec.get("harness")
         if harness not in H.SETTINGS or H.SETTINGS[harness][0] != rel:
             continue
-        try:
-            path = contained(info.top, rel)
-            data = read_regular(path)
-        except AgentguardError as exc:
-            warnings.append(str(exc))
+        found = read_contained(info.top, rel, warnings)
+        if found is None:
             continue
+        path, data = found
         original = _unb64(rec.get("original"))
         if data is None or data == original:
             continue  # gone already, or install stopped before it merged

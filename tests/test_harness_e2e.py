@@ -14,6 +14,7 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
+from fakeserver import Result as Outcome  # noqa: E402
 
 HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot")
 pytestmark = pytest.mark.slow
@@ -44,10 +45,6 @@ def run_harness(name, repo, calls, timeout=90):
     assert result.code is not None, "%s timed out:\n%s\n%s" % (name, result.stdout[-2000:], result.stderr[-2000:])
     return result
 
-
-class Outcome(dict):
-    """A driver's result, read by attribute."""
-    __getattr__ = dict.__getitem__
 
 
 def write_calls(name, repo, rel, content):
@@ -155,3 +152,17 @@ def test_hole_an_untrusted_folder_runs_no_copilot_hook(guarded):
     assert bare.rev("main") == repo.rev("feat"), result.tool_results
     doctor = json.loads(repo.agentguard("doctor", "--json", check=False).stdout)
     assert {c["id"]: c["status"] for c in doctor["checks"]}["adapters.copilot.enabled"] == "warn"
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_a_missing_runtime_blocks_git_and_lets_the_rest_run(guarded, name):
+    """The runtime copy gone (a half-removed install, a wiped git dir): the hook's own fallback
+    blocks what involves git, in the harness's terms, and everything else still runs."""
+    repo, bare = guarded
+    repo.agentguard("install", "--harness", name)
+    os.unlink(os.path.join(repo.path, ".git", "agentguard", "check"))
+    result = run_harness(name, repo, [("shell", "git push --no-verify origin feat:main"),
+                                      ("shell", "echo ok > ran.txt")])
+    assert bare.rev("main") != repo.rev("feat")
+    assert "[rule: guard-error]" in result.tool_results[0], result.tool_results
+    assert os.path.exists(os.path.join(repo.path, "ran.txt")), result.tool_results

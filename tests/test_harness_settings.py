@@ -343,8 +343,9 @@ def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text('{"disableAllHooks": true}')
     checks = _doctor(repo)
-    assert checks["adapters.codex.enabled"]["status"] == "fail"
-    assert checks["adapters.codex.enabled"]["fix"] == "agentguard install --harness codex"
+    assert checks["adapters.codex"]["status"] == "fail" and "does not record its trust" in checks["adapters.codex"][
+        "summary"]
+    assert checks["adapters.codex"]["fix"] == "agentguard doctor --fix"
     assert checks["adapters.claude.enabled"]["status"] == "fail"
     # our group taken out of a settings file: the adapter fails, and --fix puts it back
     path = os.path.join(repo.path, ".gemini", "settings.json")
@@ -353,4 +354,19 @@ def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
     assert _doctor(repo)["adapters.gemini"]["status"] == "fail"
     repo.agentguard("doctor", "--fix", check=False)
     assert H.hooked(open(path, "rb").read(), "gemini")
-    assert _doctor(repo)["adapters.codex.enabled"]["status"] == "pass"
+    assert _doctor(repo)["adapters.codex"]["status"] == "pass"
+
+
+def test_the_fallback_judges_the_call_not_the_sessions_paths(guarded):
+    """Every payload names the session's transcript and directory (`~/.claude/projects/...`,
+    `~/.codex/sessions/...`): with a broken runtime those must not block every call, and a
+    command that mentions them inside its own text is still judged on that text."""
+    repo, _ = guarded
+    os.unlink(os.path.join(repo.path, ".git", "agentguard", "check"))
+    session = {"transcript_path": "/root/.claude/projects/x/git.jsonl", "cwd": repo.path + "/.codex/x"}
+    for command, code in [("ls -la", 0), ('echo "cwd": "x" && git push', 2),
+                          ('echo \\"transcript_path\\": \\"git\\"', 2)]:
+        data = json.dumps(dict(CALLS["codex"](command), **session))
+        proc = subprocess.run(["sh", "-c", H.hook_command("codex")], cwd=repo.path, env=repo.env, input=data,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == code, (command, proc.stderr)

@@ -129,6 +129,21 @@ def _workdir(protocol, tool, args, cwd):
     return os.path.join(cwd, _text(value))
 
 
+def call_text(harness, data):
+    """What a fallback judges: the tool call's name and arguments when the payload reads as JSON,
+    else all of it (the session's own paths, ``cwd`` and ``transcript_path``, name no call's intent:
+    ``~/.claude/projects/...`` must not block every call when the runtime fails)."""
+    try:
+        payload = json.loads(data.decode("utf-8"))
+        protocol = PROTOCOLS[harness]
+        tool, args = payload[protocol.tool], payload.get(protocol.args)
+        if isinstance(tool, str) and isinstance(args, (dict, str, type(None))):
+            return json.dumps([tool, args], ensure_ascii=False)
+    except Exception:
+        pass
+    return data.decode("utf-8", "replace")  # not the shape a harness sends: all of it
+
+
 def decide(harness, data):
     """The Block for the tool call in ``data`` (raw payload bytes), or None to allow."""
     from .check import analyse
@@ -141,9 +156,9 @@ def decide(harness, data):
     return None
 
 
-def _fallback(data, why):
+def _fallback(harness, data, why):
     """The block for a call that could not be decided, when it involves git or the guard's files."""
-    if INVOLVES.search(data.decode("utf-8", "replace")):
+    if INVOLVES.search(call_text(harness, data)):
         return Block("guard-error", why)
     return None
 
@@ -168,11 +183,11 @@ def main(harness, stdin=None, out=None, err=None):
         else:
             block = decide(harness, data)
     except _Timeout:
-        block = _fallback(data, "timed out after %d s" % TIMEOUT)
+        block = _fallback(harness, data, "timed out after %d s" % TIMEOUT)
     except RecursionError:
-        block = _fallback(data, "nested too deeply")
+        block = _fallback(harness, data, "nested too deeply")
     except Exception as exc:  # an unreadable payload or a bug: never a traceback, never a silent pass on git
-        block = _fallback(data, type(exc).__name__)
+        block = _fallback(harness, data, type(exc).__name__)
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, previous)

@@ -15,8 +15,13 @@ AGENTGUARD_CALL
 else
 	w="its runtime copy is missing"
 fi
-grep -Eiq "@INVOLVES_ERE@" <<AGENTGUARD_CALL
+# the call's own text: the payload without the fields every call carries (its session's paths)
+q=$(sed -E "s/\"(cwd|transcript_path)\"[[:space:]]*:[[:space:]]*\"([^\"\\\\]|\\\\.)*\"//g" <<AGENTGUARD_CALL
 $p
+AGENTGUARD_CALL
+) || q=$p
+grep -Eiq "@INVOLVES_ERE@" <<AGENTGUARD_CALL
+$q
 AGENTGUARD_CALL
 [ "$?" -eq 1 ] && exit 0
 r="agentguard: blocked this tool call because agentguard could not check it ($w) [rule: guard-error]. Instead: run agentguard doctor; agentguard install repairs it."

@@ -50,9 +50,9 @@ import os
 import uuid
 
 try:
-    from .fakeserver import FakeModel, binary, run_bounded, sse
+    from .fakeserver import FakeModel, Result, binary, longest_results, run_bounded, sse
 except ImportError:  # run as a script, or imported with tests/harness on sys.path
-    from fakeserver import FakeModel, binary, run_bounded, sse
+    from fakeserver import FakeModel, Result, binary, longest_results, run_bounded, sse
 
 BINARY = binary("claude")
 MODEL = "claude-sonnet-4-5"
@@ -155,20 +155,9 @@ class Dialect:
         return 200, "text/event-stream", sse(events)
 
 
-class Result(dict):
-    """A dict with attribute access: code, stdout, stderr, requests, tool_results."""
-
-    __getattr__ = dict.__getitem__
-
-
 def tool_results(requests):
     """The texts sent back as tool results, in order: from the longest conversation posted to /messages."""
-    best = []
-    for method, path, body in requests:
-        if method == "POST" and path.split("?")[0].endswith("/messages") and isinstance(body, dict):
-            found = _results(body)
-            if len(found) >= len(best):
-                best = found
+    best = longest_results(requests, "/messages", _results)
     return [_text_of(b.get("content")) for b in best]
 
 

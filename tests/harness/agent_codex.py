@@ -80,9 +80,9 @@ import re
 import uuid
 
 try:
-    from .fakeserver import FakeModel, binary, run_bounded, sse, stamp
+    from .fakeserver import FakeModel, Result, binary, longest_results, run_bounded, sse, stamp
 except ImportError:  # run as a script, or imported with tests/harness on sys.path
-    from fakeserver import FakeModel, binary, run_bounded, sse, stamp
+    from fakeserver import FakeModel, Result, binary, longest_results, run_bounded, sse, stamp
 
 BINARY = binary("codex")
 MODEL = "gpt-5.5"
@@ -200,20 +200,9 @@ class Dialect:
         return 200, "text/event-stream", sse(events)
 
 
-class Result(dict):
-    """A dict with attribute access: code, stdout, stderr, requests, tool_results."""
-
-    __getattr__ = dict.__getitem__
-
-
 def tool_results(requests):
     """The texts sent back as tool results, in order: from the longest conversation posted to /responses."""
-    best = []
-    for method, path, body in requests:
-        if method == "POST" and path.split("?")[0].endswith("/responses") and isinstance(body, dict):
-            found = _results(body)
-            if len(found) >= len(best):
-                best = found
+    best = longest_results(requests, "/responses", _results)
     return [_text_of(i.get("output")) for i in best]
 
 

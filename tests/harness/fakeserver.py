@@ -109,6 +109,25 @@ class FakeModel:
         return self.calls[step] if step < len(self.calls) else None
 
 
+class Result(dict):
+    """A driver's outcome, also read by attribute: code (None on timeout), stdout, stderr, requests,
+    tool_results."""
+
+    __getattr__ = dict.__getitem__
+
+
+def longest_results(requests, suffix, results_of):
+    """``results_of(body)`` of the longest conversation POSTed to a path ending in ``suffix`` (each
+    request repeats the conversation so far)."""
+    best = []
+    for method, path, body in requests:
+        if method == "POST" and path.split("?")[0].endswith(suffix) and isinstance(body, dict):
+            found = results_of(body)
+            if len(found) >= len(best):
+                best = found
+    return best
+
+
 def sse(events):
     """Server-sent events: ``events`` = [(event name or None, JSON-able data)]."""
     out = []
