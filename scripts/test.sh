@@ -7,7 +7,7 @@
 #        tests/test_platforms.py runs the backstop's tables under posh with /proc hidden, as root)
 #   .venv-hermes   hermes-agent from PyPI      .venv-gptme   gptme from PyPI
 #   .venv-precommit-min   pre-commit 3.2.0, the minimum .pre-commit-hooks.yaml declares
-#   tests/node     pi and husky from npm
+#   tests/node     pi, husky and the five harness CLIs (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI) from npm
 #   AGENTGUARD_TEST_GITS   which gits to run against: "system newer" (default), "system" or "newer"
 set -eu
 cd "$(dirname "$0")/.."
