@@ -10,6 +10,7 @@ Codex and Gemini CLI take exit 1 as *allow*.
 import hashlib
 import json
 import os
+import re
 import shutil
 from importlib import resources
 
@@ -89,8 +90,13 @@ def _load_settings(original, harness):
     return data
 
 
-def _dump(data):
-    return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+def _dump(data, like=None):
+    """JSON text indented the way ``like`` (the file's bytes before) was: its diff stays ours alone."""
+    indent = 2
+    found = re.search(rb'^([ \t]+)"', like or b"", re.M)
+    if found:
+        indent = found.group(1).decode() if b"\t" in found.group(1) else len(found.group(1))
+    return (json.dumps(data, indent=indent, ensure_ascii=False) + "\n").encode("utf-8")
 
 
 def merge_settings(original, harness):
@@ -110,7 +116,7 @@ def merge_settings(original, harness):
         groups[at[0]] = want
     else:
         groups.append(want)
-    return _dump(data)
+    return _dump(data, original)
 
 
 def unmerge_settings(current, harness, created):
@@ -128,7 +134,7 @@ def unmerge_settings(current, harness, created):
         data.pop("hooks", None)
     if not data and "file" in created:
         return None
-    return _dump(data)
+    return _dump(data, current)
 
 
 def created_containers(original, harness):

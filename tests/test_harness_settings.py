@@ -168,6 +168,8 @@ def test_merge_then_unmerge_gives_back_every_byte(harness, indent):
     original = (json.dumps(EXISTING[harness], indent=indent) + ("\n" if indent else "")).encode()
     merged = H.merge_settings(original, harness)
     data = json.loads(merged)
+    if indent:  # indented as the user's file was: the diff a team sees is agentguard's entry alone
+        assert merged.startswith(b'{\n' + b" " * indent + b'"')
     for key, value in EXISTING[harness].items():
         if key != "hooks":
             assert data[key] == value
