@@ -195,17 +195,3 @@ def run(repo, home, calls, timeout=60, extra_env=None, args=()):
         code, out, err = run_bounded(argv, repo, environment(home, server.url, extra_env), timeout)
         requests = list(server.requests)
     return Result(code=code, stdout=out, stderr=err, requests=requests, tool_results=tool_results(requests))
-
-
-if __name__ == "__main__":
-    import subprocess
-    import tempfile
-
-    with tempfile.TemporaryDirectory() as tmp:
-        repo, home = os.path.join(tmp, "repo"), os.path.join(tmp, "home")
-        os.makedirs(home)
-        subprocess.run(["git", "init", "-q", repo], check=True)
-        result = run(repo, home, [("shell", "echo hello from claude && git status --short")])
-        print("exit:", result.code)
-        print("tool results:", result.tool_results)
-        print("requests:", [(m, p) for m, p, _ in result.requests])

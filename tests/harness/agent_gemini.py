@@ -217,38 +217,3 @@ def run(repo, home, calls, timeout=60, extra_env=None, trust=True, prompt="do th
                                      repo, env, timeout)
         requests = list(fake.requests)
     return {"code": code, "stdout": out, "stderr": err, "requests": requests, "tool_results": tool_results(requests)}
-
-
-DEMO_HOOK = """import json, sys
-data = json.load(sys.stdin)
-if "BLOCKME" in json.dumps(data.get("tool_input")):
-    sys.stderr.write("demo guard: refused")
-    sys.exit(2)
-"""
-
-if __name__ == "__main__":
-    import subprocess
-    import tempfile
-    import time
-    tmp = tempfile.mkdtemp(prefix="agent-gemini-")
-    repo = os.path.join(tmp, "repo")
-    subprocess.run(["git", "init", "-q", repo], check=True)
-    with open(os.path.join(repo, "a.txt"), "w") as f:
-        f.write("old line\n")
-    with open(os.path.join(tmp, "hook.py"), "w") as f:
-        f.write(DEMO_HOOK)
-    os.makedirs(os.path.join(repo, ".gemini"))
-    with open(os.path.join(repo, ".gemini", "settings.json"), "w") as f:
-        json.dump({"hooks": {"BeforeTool": [{"matcher": ".*", "hooks": [
-            {"type": "command", "name": "demo", "command": "python3 " + os.path.join(tmp, "hook.py"),
-             "timeout": 30000}]}]}}, f)
-    home = os.path.join(tmp, "home")
-    os.makedirs(home)
-    t0 = time.time()
-    result = run(repo, home, [("shell", "echo hello > out.txt"), ("shell", "echo BLOCKME > no.txt"),
-                              ("write", "b.txt", "bee\n"), ("edit", "a.txt", "old", "new")])
-    print("exit", result["code"], "in %.1fs," % (time.time() - t0), len(result["requests"]), "requests")
-    for text in result["tool_results"]:
-        print("tool result:", repr(text))
-    print("no.txt exists:", os.path.exists(os.path.join(repo, "no.txt")), "| a.txt:",
-          open(os.path.join(repo, "a.txt")).read().strip())
