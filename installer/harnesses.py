@@ -148,27 +148,22 @@ def created_containers(original, harness):
     return out
 
 
+def _groups(data_bytes, harness):
+    """The hook groups of ``harness``'s event in a settings file ([] when unreadable)."""
+    try:
+        return _load_settings(data_bytes, harness).get("hooks", {}).get(SETTINGS[harness][1], [])
+    except AgentguardError:
+        return []
+
+
 def group_position(data_bytes, harness):
     """(group index, hook index) of agentguard's hook in a settings file, or None."""
-    event = SETTINGS[harness][1]
-    try:
-        groups = _load_settings(data_bytes, harness).get("hooks", {}).get(event, [])
-    except AgentguardError:
-        return None
-    for i, group in enumerate(groups):
-        if _is_ours(group, harness):
-            return i, 0
-    return None
+    return next(((i, 0) for i, group in enumerate(_groups(data_bytes, harness)) if _is_ours(group, harness)), None)
 
 
 def hooked(data_bytes, harness):
     """True when the settings bytes carry exactly the group install writes."""
-    event = SETTINGS[harness][1]
-    try:
-        groups = _load_settings(data_bytes, harness).get("hooks", {}).get(event, [])
-    except AgentguardError:
-        return False
-    return settings_group(harness) in groups
+    return settings_group(harness) in _groups(data_bytes, harness)
 
 
 # -- whole files (Copilot CLI, OpenCode) ------------------------------------------------------------
