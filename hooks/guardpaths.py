@@ -97,9 +97,9 @@ class Guarded:
         for directory, name in self.patterns:
             if inside(directory, target):
                 return os.path.join(directory, name)  # ``rm -rf .claude``
-            rel = os.path.relpath(target, directory)
-            if inside(target, directory) and fnmatch.fnmatchcase(rel.split(os.sep)[0], name):
-                return os.path.join(directory, rel.split(os.sep)[0])
+            first = os.path.relpath(target, directory).split(os.sep)[0]
+            if inside(target, directory) and fnmatch.fnmatchcase(first, name):
+                return os.path.join(directory, first)
         return None
 
 

@@ -32,7 +32,7 @@ from . import manifest as manifest_mod
 from . import probes
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
-from .fsops import contained, read_regular, sha256_bytes
+from .fsops import read_contained, read_regular, sha256_bytes
 from .gitenv import git, git_ok
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
 from .repo import discover, is_reftable, remote_head_branches
@@ -577,28 +577,23 @@ def check_adapters(ctx):
     for harness in ctx.record.get("harnesses") or []:
         problems = []
         for rel, _, _ in adapters.FILES[harness]:
-            try:
-                data = read_regular(contained(top, rel))
-            except AgentguardError as exc:
-                problems.append(str(exc))
+            found = read_contained(top, rel, problems)
+            if found is None:
                 continue
+            data = found[1]
             if data is None:
                 problems.append("%s is missing" % rel)
             elif rel in recorded and sha256_bytes(data) != recorded[rel]:
                 problems.append("%s was modified" % rel)
         if harness in harness_mod.SETTINGS:
             rel = harness_mod.SETTINGS[harness][0]
-            try:
-                data = read_regular(contained(top, rel))
-            except AgentguardError as exc:
-                data = None
-                problems.append(str(exc))
+            path, data = read_contained(top, rel, problems) or (None, None)
             if not harness_mod.hooked(data, harness):
                 problems.append("%s does not hold agentguard's hook as install wrote it" % rel)
             elif harness == "codex":
-                status, summary, _ = harnesstrust.codex_hook_trust(ctx)
-                if status != "pass":
-                    problems.append(summary)
+                untrusted = harnesstrust.codex_hook_untrusted(path, data)
+                if untrusted:
+                    problems.append(untrusted)
         if harness == "gptme":
             toml = read_regular(os.path.join(top, adapters.GPTME_TOML))
             if toml is None or not adapters.gptme_enabled(toml):

@@ -7,6 +7,7 @@ Every harness here runs the same POSIX-sh hook (``templates/adapters/harness-hoo
 hands the call to the runtime copy (``check --hook HARNESS``) and blocks with exit 2: Claude Code,
 Codex and Gemini CLI take exit 1 as *allow*.
 """
+import functools
 import hashlib
 import json
 import os
@@ -29,6 +30,7 @@ WHOLE_FILE_HARNESSES = ("opencode", "copilot")
 NAMES = SETTINGS_HARNESSES + WHOLE_FILE_HARNESSES
 
 
+@functools.lru_cache(maxsize=None)
 def hook_script():
     """The hook as one shell program: the template without its comments, the INVOLVES pattern
     filled in as a POSIX ERE inside double quotes."""
@@ -194,6 +196,13 @@ def codex_trust(hooks_json, position, harness="codex"):
     return key, "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def codex_trust_for(hooks_json, data):
+    """(key, value) of the trust entry for agentguard's hook in ``data``, the bytes of ``hooks_json``
+    (Codex keys it by the file's real path), or None when the file holds no agentguard hook."""
+    position = group_position(data, "codex")
+    return None if position is None else codex_trust(os.path.realpath(hooks_json), position)
+
+
 def trust_block(key, value):
     return '\n[hooks.state.%s]\ntrusted_hash = %s\n' % (json.dumps(key, ensure_ascii=False), json.dumps(value))
 
@@ -258,29 +267,28 @@ def codex_project_trusted(top):
 
 
 # -- which harnesses a plain install sets up ------------------------------------------------------
-def _home(*parts):
+def home_path(*parts):
     return os.path.join(os.path.expanduser("~"), *parts)
 
 
 def _config_home(*parts):
-    return os.path.join(os.environ.get("XDG_CONFIG_HOME") or _home(".config"), *parts)
+    return os.path.join(os.environ.get("XDG_CONFIG_HOME") or home_path(".config"), *parts)
 
 
 def in_use_signs(harness, top):
     """Where ``harness`` shows it is used here: its folder in the repository, its user-level
-    configuration, or its binary on PATH."""
-    repo, user, binary = {
-        "claude": ([".claude"], [_home(".claude"), _home(".claude.json")], "claude"),
-        "codex": ([".codex"], [codex_home()], "codex"),
-        "gemini": ([".gemini"], [_home(".gemini")], "gemini"),
-        "opencode": ([".opencode", "opencode.json", "opencode.jsonc"], [_config_home("opencode")], "opencode"),
-        "copilot": ([".github/hooks", ".github/copilot"],
-                    [os.environ.get("COPILOT_HOME") or _home(".copilot")], "copilot"),
+    configuration, or its binary (named as the harness is) on PATH."""
+    repo, user = {
+        "claude": ([".claude"], [home_path(".claude"), home_path(".claude.json")]),
+        "codex": ([".codex"], [codex_home()]),
+        "gemini": ([".gemini"], [home_path(".gemini")]),
+        "opencode": ([".opencode", "opencode.json", "opencode.jsonc"], [_config_home("opencode")]),
+        "copilot": ([".github/hooks", ".github/copilot"], [os.environ.get("COPILOT_HOME") or home_path(".copilot")]),
     }[harness]
     found = [rel for rel in repo if os.path.lexists(os.path.join(top, rel))]
     found += [path for path in user if os.path.lexists(path)]
-    if shutil.which(binary):
-        found.append("%s on PATH" % binary)
+    if shutil.which(harness):
+        found.append("%s on PATH" % harness)
     return found
 
 

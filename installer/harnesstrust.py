@@ -5,6 +5,7 @@ Each answer is (status, summary, the one command or setting that makes it so).""
 import json
 import os
 
+from ..hooks.guardpaths import inside
 from . import harnesses as H
 from .fsops import read_regular
 from .hookscripts import sh_quote
@@ -24,10 +25,6 @@ def _json(path):
     return value if isinstance(value, dict) else None
 
 
-def _home(*parts):
-    return os.path.join(os.path.expanduser("~"), *parts)
-
-
 def _disabling(paths):
     """The file of ``paths`` (highest precedence first) whose ``disableAllHooks`` decides, when it
     switches hooks off: the first one that sets the key at all wins."""
@@ -41,7 +38,7 @@ def _disabling(paths):
 def enabled_claude(ctx):
     top = ctx.info.top
     off = _disabling(["/etc/claude-code/managed-settings.json", os.path.join(top, ".claude", "settings.local.json"),
-                      os.path.join(top, ".claude", "settings.json"), _home(".claude", "settings.json")])
+                      os.path.join(top, ".claude", "settings.json"), H.home_path(".claude", "settings.json")])
     if off:
         return ("fail", "%s sets disableAllHooks, so Claude Code runs no hook at all" % off,
                 "remove \"disableAllHooks\" from %s" % off)
@@ -49,19 +46,18 @@ def enabled_claude(ctx):
             "session once the folder is trusted)", None)
 
 
-def codex_hook_trust(ctx):
-    """Codex skips a project hook whose hash its config does not record, without a word; install
-    records it (so ``doctor --fix`` puts it back)."""
+def codex_hook_untrusted(hooks_json, data):
+    """Why Codex would skip agentguard's hook in ``data`` (the bytes of ``hooks_json``), or None.
+    Codex skips a hook whose hash its config does not record, without a word; install records it
+    (so ``doctor --fix`` puts it back)."""
     config = os.path.join(H.codex_home(), "config.toml")
-    hooks_json = os.path.join(ctx.info.top, H.SETTINGS["codex"][0])
-    position = H.group_position(read_regular(hooks_json), "codex")
-    if position is None:
-        return ("fail", "%s holds no agentguard hook" % H.SETTINGS["codex"][0], None)
-    key, value = H.codex_trust(os.path.realpath(hooks_json), position)
-    if H.trusted_hash(read_regular(config), key) != value:
-        return ("fail", "Codex skips agentguard's hook without a word: %s does not record its trust "
-                "([hooks.state] %s)" % (config, key), None)
-    return ("pass", "%s records agentguard's hook as trusted" % config, None)
+    entry = H.codex_trust_for(hooks_json, data)
+    if entry is None:
+        return "%s holds no agentguard hook" % H.SETTINGS["codex"][0]
+    if H.trusted_hash(read_regular(config), entry[0]) != entry[1]:
+        return ("Codex skips agentguard's hook without a word: %s does not record its trust ([hooks.state] %s)"
+                % (config, entry[0]))
+    return None
 
 
 def enabled_codex(ctx):
@@ -80,7 +76,7 @@ def enabled_gemini(ctx):
     if trust_env == "false" or os.environ.get("GEMINI_RESTRICTED_MODE", "").lower() == "true":
         return ("fail", "GEMINI_CLI_TRUST_WORKSPACE=false (or GEMINI_RESTRICTED_MODE): Gemini CLI loads no project "
                 "hook", "unset GEMINI_CLI_TRUST_WORKSPACE GEMINI_RESTRICTED_MODE")
-    user = _json(_home(".gemini", "settings.json")) or {}
+    user = _json(H.home_path(".gemini", "settings.json")) or {}
     for where, settings in (("~/.gemini/settings.json", user),
                             (".gemini/settings.json", _json(os.path.join(top, ".gemini", "settings.json")) or {})):
         config = settings.get("hooksConfig") if isinstance(settings.get("hooksConfig"), dict) else {}
@@ -100,7 +96,7 @@ def enabled_gemini(ctx):
 
 def _gemini_trusted(top):
     """~/.gemini/trustedFolders.json trusts ``top``: the longest matching rule decides."""
-    path = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or _home(".gemini", "trustedFolders.json")
+    path = os.environ.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH") or H.home_path(".gemini", "trustedFolders.json")
     rules = []
     for rule, level in (_json(path) or {}).items():
         root = os.path.dirname(rule) if level == "TRUST_PARENT" else rule
@@ -110,13 +106,12 @@ def _gemini_trusted(top):
 
 
 def _under(path, root):
-    path, root = os.path.realpath(path), os.path.realpath(root)
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+    return inside(os.path.realpath(path), os.path.realpath(root))
 
 
 def enabled_copilot(ctx):
     top = ctx.info.top
-    home = os.environ.get("COPILOT_HOME") or _home(".copilot")
+    home = os.environ.get("COPILOT_HOME") or H.home_path(".copilot")
     config = os.path.join(home, "config.json")
     # disableAllHooks in the repository's Copilot settings switches repository hooks off (the user's
     # settings.json only switches off the user's own hooks)

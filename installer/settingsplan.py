@@ -54,8 +54,7 @@ def plan_codex_trust(info, previous, settings_record, want):
     current_hooks = read_regular(target)
     planned = current_hooks if current_hooks is not None and sha256_bytes(current_hooks) == merged_hash \
         else H.merge_settings(current_hooks, "codex")
-    position = H.group_position(planned, "codex")
-    key, value = H.codex_trust(os.path.realpath(target), position)
+    key, value = H.codex_trust_for(target, planned)
     config = os.path.join(H.codex_home(), "config.toml")
     old = previous.get("codex_trust") or {}
     current = read_regular(config)

@@ -13,7 +13,6 @@ The payload is untrusted: bounded, parsed once, and only the fields named in ``P
 import json
 import os
 import re
-import shlex
 import signal
 import sys
 
@@ -24,7 +23,6 @@ MAX_PAYLOAD = 16 * 1024 * 1024
 TIMEOUT = 10  # seconds; every harness hook is given more (install writes 30), so ours ends first
 # The files an apply_patch / V4A patch touches (Codex, Hermes): each is a write.
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
-PATH_KEYS = ("file_path", "filePath", "path", "notebook_path", "absolute_path")
 COMMAND_KEYS = ("command", "cmd")
 
 
@@ -117,6 +115,7 @@ def _text(value):
 
 def _command_text(value):
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        import shlex  # only here: the --hook path runs on every tool call
         return shlex.join(value)  # an argv (Codex's shell tool): as the shell would read it
     return _text(value)
 
