@@ -74,6 +74,23 @@ def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
     return rc, b"".join(chunks)
 
 
+def spawn_foreground(args, env, stdin_fd, stdout_fd):
+    """Start ``git ARGS`` in this process group, stderr shared: a command that works *for* the user
+    (the push guard's forwarded push) prompts on the terminal and stops on Ctrl-C exactly as the
+    command it stands in for would. Returns the pid; ``wait`` reaps it."""
+    actions = [(os.POSIX_SPAWN_DUP2, stdin_fd, 0), (os.POSIX_SPAWN_DUP2, stdout_fd, 1)]
+    try:
+        return os.posix_spawnp("git", ["git"] + list(args), env, file_actions=actions)
+    except OSError as exc:
+        raise GitError("cannot run git: %s" % exc.strerror)
+
+
+def wait(pid):
+    """Exit status of a child started by ``spawn_foreground``."""
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
 def _spawn(argv, env, actions):
     """git in a session of its own (no terminal to prompt on; killed as a group), or, where
     ``posix_spawn`` cannot start a session, in a process group of its own (POSIX)."""

@@ -12,6 +12,10 @@ if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it
     from hooks.analyser.check import main  # noqa: E402
 
     sys.exit(main(sys.argv[2:]))
+if sys.argv[1:2] == ["push-guard"]:  # git-remote-agw, the push guard in git's transport
+    from hooks.pushguard.helper import main as guard  # noqa: E402
+
+    sys.exit(guard(sys.argv[2:], ag_home=os.path.dirname(HERE)))
 from hooks.main import run_hook  # noqa: E402
 
 sys.exit(run_hook(sys.argv[1:], ag_home=os.path.dirname(HERE)))

@@ -49,6 +49,10 @@ def install(
                                                "copilot or all (default: pi, hermes, gptme and each other harness "
                                                "in use here)."),
     no_adapters: bool = typer.Option(False, "--no-adapters", help="Write the git backstop only."),
+    push_guard: Optional[bool] = typer.Option(None, "--push-guard/--no-push-guard",
+                                              help="Route every push of the repository's remotes through the "
+                                                   "guard in git's transport, which --no-verify cannot skip "
+                                                   "(default: on, or as the last install had it)."),
 ):
     """Install the git backstop (hooks, runtime, policy snapshot) and the harness adapters."""
     from .adapters import parse_harnesses
@@ -58,7 +62,7 @@ def install(
             raise AgentguardError("agentguard runs on Linux and macOS (on Windows: inside WSL); its runtime needs "
                                   "posix_spawn and fcntl, which native Windows Python does not have")
         harnesses = [] if no_adapters else parse_harnesses(harness)
-        plan = plan_install(path, protect, harnesses=harnesses)
+        plan = plan_install(path, protect, harnesses=harnesses, transport=push_guard)
         for warning in plan.warnings:
             typer.echo("agentguard: warning: %s" % warning, err=True)
         where = safe(plan.info.top, 300)

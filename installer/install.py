@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..hooks.policy import SNAPSHOT_NAME, Policy, PolicyError, load_snapshot
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
-from . import adapters, harnesses as harness_mod, manifest, settingsplan
+from . import adapters, harnesses as harness_mod, manifest, pushguard, settingsplan
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_contained, read_regular,
@@ -47,10 +47,11 @@ def interpreter():
     return os.path.realpath(sys.executable)
 
 
-def plan_install(path, protect=None, policy=None, harnesses=None):
+def plan_install(path, protect=None, policy=None, harnesses=None, transport=None):
     """What install would write. ``policy`` (a Policy) skips reading the config: the doctor's
     --fix restores the policy install recorded rather than whatever the work tree says now.
-    ``harnesses``: the adapters to write (None: all; [] for --no-adapters)."""
+    ``harnesses``: the adapters to write (None: all; [] for --no-adapters). ``transport``: the push
+    guard in git's transport (None: as the last install had it, on for a first one)."""
     info = discover(path)
     _check_hooks_dir(info)
     previous = manifest.load(info.ag_home) or {}
@@ -58,7 +59,9 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     warnings = []
     if policy is None:
         policy, warnings = _policy_now(info, protect)
-    plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses),
+    if transport is None:
+        transport = previous.get("transport", True) is not False
+    plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses, transport),
                 previous=previous)
     python = interpreter()
     home = info.ag_home
@@ -85,10 +88,13 @@ def plan_install(path, protect=None, policy=None, harnesses=None):
     want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
     adapter_record, toml_record = _plan_adapters(plan, harnesses, want)
     settings_record, trust_record = settingsplan.plan_settings(info, harnesses, plan.previous, want)
+    if transport:
+        want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
+    guard_record = pushguard.plan(info, plan.previous, want, transport)
     plan.record = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
                    "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
                    "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
-                   "codex_trust": trust_record,
+                   "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,
                    "created_dirs": _created_dirs(info, plan.previous, list(adapter_record) + list(settings_record))}
     if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
@@ -278,6 +284,7 @@ def uninstall(path):
         settingsplan.uninstall_settings(info, record, done, warnings)
         _remove_created_dirs(info, record)
         settingsplan.uninstall_codex_trust(record, done, warnings)
+        pushguard.uninstall(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check"):
             try:

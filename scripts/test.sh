@@ -4,7 +4,8 @@
 # Arguments go to pytest.
 #   .venv          agentguard with its test extras (pytest, hypothesis, pre-commit, ruff, mypy)
 #   apt: shellcheck and posh, when missing (tests/test_lint.py lints the hook scripts install writes;
-#        tests/test_platforms.py runs the backstop's tables under posh with /proc hidden, as root)
+#        tests/test_platforms.py runs the backstop's tables under posh with /proc hidden, as root);
+#        openssh-server and lighttpd (tests/gitservers.py: real ssh and smart-HTTP servers on 127.0.0.1)
 #   .venv-hermes   hermes-agent from PyPI      .venv-gptme   gptme from PyPI
 #   .venv-precommit-min   pre-commit 3.2.0, the minimum .pre-commit-hooks.yaml declares
 #   tests/node     pi, husky and the five harness CLIs (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI) from npm
@@ -15,6 +16,9 @@ sh scripts/setup.sh '.[test]'
 missing=""
 command -v shellcheck >/dev/null 2>&1 || missing="$missing shellcheck"
 command -v posh >/dev/null 2>&1 || missing="$missing posh"
+# real servers for the push guard's transports (tests/gitservers.py): sshd, and lighttpd in front of git http-backend
+[ -x /usr/sbin/sshd ] || missing="$missing openssh-server"
+[ -x /usr/sbin/lighttpd ] || missing="$missing lighttpd"
 if [ -n "$missing" ]; then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo="sudo"

@@ -91,9 +91,11 @@ def test_the_harness_refuses_bypasses_and_runs_the_rest(guarded, name):
 
 @pytest.mark.parametrize("name", HARNESSES)
 def test_without_the_adapter_the_same_push_lands(guarded, name):
-    """The control: the backstop alone cannot see `push --no-verify`, so with only the git hooks
-    installed the very call the adapter refuses moves the remote's main. (Codex gets no hooks.json.)"""
+    """The control: the hooks alone cannot see `push --no-verify`, so with only the git hooks
+    installed (no push guard in the transport either) the very call the adapter refuses moves the
+    remote's main. (Codex gets no hooks.json.)"""
     repo, bare = guarded
+    repo.agentguard("install", "--no-push-guard")
     if name == "codex":
         os.makedirs(os.path.join(repo.env["HOME"], ".codex"), exist_ok=True)
         with open(os.path.join(repo.env["HOME"], ".codex", "config.toml"), "a") as fh:
@@ -105,15 +107,17 @@ def test_without_the_adapter_the_same_push_lands(guarded, name):
 def test_hole_codex_typing_into_an_open_shell_runs_no_hook(guarded):
     """Known hole (reported upstream): Codex runs PreToolUse hooks for exec_command, not for write_stdin.
     The model opens an interactive shell with exec_command (tty, still running when the call yields,
-    so Codex keeps it as a session) and types the push into it with write_stdin: no hook sees the
-    typed text, and the push that exec_command alone is refused lands. Flip this test when Codex
-    hooks write_stdin (or agentguard finds another way to see it)."""
+    so Codex keeps it as a session) and types into it with write_stdin: no hook sees the typed text.
+    A commit with the hooks switched off lands on main; the push that exec_command alone is refused
+    is refused again, by the push guard in git's transport, which no flag skips. Flip this test when
+    Codex hooks write_stdin (or agentguard finds another way to see it)."""
     import agent_codex
 
     repo, bare = guarded
     repo.agentguard("install", "--harness", "codex")
     push = "git push --no-verify origin feat:main"
-    remote_before, seen = bare.rev("main"), {}
+    commit = "git -c core.hooksPath=/dev/null commit -q --allow-empty -m typed"
+    remote_before, main_before, seen = bare.rev("main"), repo.rev("main"), {}
 
     def open_shell(results):
         seen["after_direct"] = bare.rev("main")  # the direct exec_command push has been answered by now
@@ -125,7 +129,7 @@ def test_hole_codex_typing_into_an_open_shell_runs_no_hook(guarded):
 
     calls = [("shell", push),
              ("tool", "exec_command", open_shell),
-             ("tool", "write_stdin", typed(push + "\n", 3000)),
+             ("tool", "write_stdin", typed("%s; %s\n" % (commit, push), 4000)),
              ("tool", "write_stdin", typed("exit\n", 1000))]
     result = run_harness("codex", repo, calls, timeout=60)
     said = "\n".join(result.tool_results)
@@ -133,23 +137,26 @@ def test_hole_codex_typing_into_an_open_shell_runs_no_hook(guarded):
     # the control, same session: straight through exec_command the push is refused and does not run
     assert "[rule: no-verify]" in result.tool_results[0], said
     assert seen["after_direct"] == remote_before != repo.rev("feat"), said
-    # the shell stayed open as a session, and the text typed into it ran with no hook in the way
+    # the shell stayed open as a session, and the text typed into it ran with no tool hook in the way:
     assert agent_codex.session_id(result.tool_results[1:2]) is not None, said
-    assert "agentguard" not in "\n".join(result.tool_results[1:]), said
-    assert bare.rev("main") == repo.rev("feat"), said  # the hole: the refused push landed
+    assert repo.rev("main") != main_before, said  # the hole: the commit with hooks off landed on main
+    assert bare.rev("main") == remote_before, said  # closed: git's transport refused the push
 
 
 def test_hole_an_untrusted_folder_runs_no_copilot_hook(guarded):
     """Copilot CLI loads repository hooks only in a trusted folder and says nothing when it skips
     them: the user's trust decision, which agentguard leaves to the user. The doctor warns
-    (adapters.copilot.enabled); until the folder is trusted, the refused push lands."""
+    (adapters.copilot.enabled); until the folder is trusted, a commit with the hooks switched off
+    lands (a push to main would still meet the push guard in git's transport)."""
     repo, bare = guarded
     repo.agentguard("install", "--harness", "copilot")
     module = driver("copilot")
-    result = Outcome(module.run(repo.path, repo.env["HOME"], [("shell", "git push --no-verify origin feat:main")],
+    main = repo.rev("main")
+    sneaky = "git -c core.hooksPath=/dev/null commit -q --allow-empty -m sneaky"
+    result = Outcome(module.run(repo.path, repo.env["HOME"], [("shell", sneaky)],
                                 timeout=90, extra_env=git_env(repo), trust=False))
     assert result.code is not None
-    assert bare.rev("main") == repo.rev("feat"), result.tool_results
+    assert repo.rev("main") != main, result.tool_results
     doctor = json.loads(repo.agentguard("doctor", "--json", check=False).stdout)
     assert {c["id"]: c["status"] for c in doctor["checks"]}["adapters.copilot.enabled"] == "warn"
 

@@ -30,9 +30,21 @@ def test_a_non_executable_hook_is_ignored_by_git(guarded):
     assert repo.rev("main") != main
 
 
-def test_push_no_verify_lands(guarded):
+def test_push_no_verify_to_a_spelling_of_the_url_install_did_not_cover_lands(guarded):
+    """The push guard in git's transport covers the URLs install saw (each remote's, its host's)
+    by prefix; the same repository spelled another way is another string to git."""
     repo, bare = guarded
-    repo.run("push", "-q", "--no-verify", "origin", "feat:main")
+    other = os.path.join(os.path.dirname(bare.path), ".", os.path.basename(bare.path))
+    proc = repo.run("push", "-q", "--no-verify", "origin", "feat:main", check=False)
+    assert proc.returncode != 0 and bare.rev("main") != repo.rev("feat"), "the remote as configured is covered"
+    repo.run("push", "-q", "--no-verify", other, "feat:main")
+    assert bare.rev("main") == repo.rev("feat")
+
+
+def test_send_pack_lands(guarded):
+    """git send-pack runs no pre-push hook and ignores pushInsteadOf: the analyser blocks it for agents."""
+    repo, bare = guarded
+    repo.run("send-pack", bare.path, "refs/heads/feat:refs/heads/main")
     assert bare.rev("main") == repo.rev("feat")
 
 

@@ -73,7 +73,7 @@ def test_rebase_rewriting_main_history_is_refused_at_the_end(guarded):
     repo, bare = guarded
     # make main two commits deep on the remote so an interactive rewrite has something to do
     repo.run("checkout", "-q", "feat")
-    repo.run("push", "-q", "--no-verify", "origin", "feat:main")  # a human bypass to set the scene
+    repo.run("send-pack", bare.path, "refs/heads/feat:refs/heads/main")  # a human bypass to set the scene
     repo.run("fetch", "-q", "origin")
     repo.run("checkout", "-q", "main")
     repo.run("merge", "-q", "--ff-only", "origin/main")
@@ -255,14 +255,15 @@ def test_refusals_are_audited(guarded):
     common = repo.run("rev-parse", "--git-common-dir").stdout.strip()
     with open(os.path.join(repo.path, common, "agentguard", "audit.jsonl")) as fh:
         entries = [json.loads(line) for line in fh]
-    assert [e["hook"] for e in entries] == ["reference-transaction", "pre-push"]
+    # the push is judged by the push guard in git's transport (the pre-push hook leaves it to it)
+    assert [e["hook"] for e in entries] == ["reference-transaction", "push-guard"]
     assert entries[0]["rule"] == "protected-move"
     assert entries[0]["refs"][0]["ref"] == "refs/heads/main"
     assert entries[0]["refs"][0]["new"] == repo.rev("feat")
     assert entries[1]["rule"] == "push-protected"
+    assert "push origin refs/heads/feat:refs/heads/main" in entries[1]["command"]  # as git hands it over
     if ARGV_READABLE:
         assert "branch -f main feat" in entries[0]["command"]
-        assert "push origin feat:main" in entries[1]["command"]
     else:
         assert entries[0]["command"] == entries[1]["command"] == "(unknown)"
     assert all(set(e) >= {"time", "hook", "rule", "refs", "command"} for e in entries)

@@ -8,10 +8,8 @@ def decide(state, policy, data, call, remote_name):
     remote = remote_name or "origin"
     items = parse_prepush(data)
     if _is_mirror(state, call, items, remote_name):
-        return R.Refusal("push-mirror", "a mirror push to %s" % safe(remote, 80),
-                         "a mirror push can delete or rewrite protected branches without showing them to hooks",
-                         ["git push %s <branch>   # push the branches you mean, one by one" % safe(remote, 60)])
-    hits = []
+        return mirror_refusal(remote)
+    lines = []
     for item in items:
         if isinstance(item, Malformed):
             if any(policy.classify(w) for w in item.words):
@@ -19,6 +17,21 @@ def decide(state, policy, data, call, remote_name):
                                  "the line %r is not what git sends to pre-push; refusing on doubt"
                                  % safe(item.text, 120), ["agentguard doctor"])
             continue
+        lines.append(item)
+    return refuse_protected(policy, lines, remote)
+
+
+def mirror_refusal(remote):
+    return R.Refusal("push-mirror", "a mirror push to %s" % safe(remote, 80),
+                     "a mirror push can delete or rewrite protected branches without showing them to hooks",
+                     ["git push %s <branch>   # push the branches you mean, one by one" % safe(remote, 60)])
+
+
+def refuse_protected(policy, items, remote):
+    """The refusal for a push of ``items`` (PushLine) to ``remote`` when any lands on a protected
+    branch, else None: the rule the pre-push hook and the push guard in git's transport share."""
+    hits = []
+    for item in items:
         kind = policy.classify(item.remote_ref)
         if kind and kind[0] == "local":
             hits.append((item, kind[1]))

@@ -1,0 +1,127 @@
+"""Forwarding to git's own transports (local paths, ``file://``, ssh, ``git://``): the remote's
+refs from ``git ls-remote``, the push itself by ``git push --porcelain`` to the same URL, whose
+report becomes the helper's ``ok``/``error`` lines.
+
+The forwarded commands must not be rewritten to the guard again: they name the URL through a
+token that a ``url.<url>.(push)insteadOf=<token>`` entry, added to their environment, turns back
+into the URL. git applies a rewrite once, so the URL is then used as it is."""
+import os
+
+from .. import gitio
+
+TOKEN = "agentguard-forward:"
+# what git tells a push helper -> the forwarded push's option (None: answered, nothing to pass on)
+FLAGS = {("dry-run", "true"): "--dry-run", ("atomic", "true"): "--atomic", ("force", "true"): "--force",
+         ("progress", "true"): "--progress", ("progress", "false"): "--no-progress",
+         ("pushcert", "true"): "--signed=true", ("pushcert", "if-asked"): "--signed=if-asked",
+         ("force-if-includes", "true"): "--force-if-includes",
+         ("family", "ipv4"): "-4", ("family", "ipv6"): "-6", ("followtags", "true"): None,
+         ("dry-run", "false"): None, ("atomic", "false"): None, ("force", "false"): None,
+         ("pushcert", "false"): None, ("force-if-includes", "false"): None, ("family", "all"): None}
+# porcelain reasons git's helper protocol knows by another name (transport-helper.c)
+REASONS = {"non-fast-forward": "non-fast forward"}
+
+
+def unquote(value):
+    """A value git may have C-quoted (push options)."""
+    if not (len(value) >= 2 and value[0] == value[-1] == '"'):
+        return value
+    import ast
+    try:
+        return ast.literal_eval(value).encode("latin-1").decode("utf-8", "surrogateescape")
+    except (ValueError, SyntaxError, UnicodeEncodeError):
+        return value[1:-1]
+
+
+class Native:
+    def __init__(self, remote, url):
+        self.remote = remote
+        self.url = url
+        self.flags = ["--no-signed"]
+        self.verbosity = 1
+
+    def capabilities(self):
+        return ["push", "option"]
+
+    def option(self, name, value):
+        if name == "verbosity" and value.isdigit():
+            self.verbosity = int(value)
+            return "ok"
+        if name == "cas":
+            self.flags.append("--force-with-lease=" + value)
+            return "ok"
+        if name == "push-option":
+            self.flags.append("--push-option=" + unquote(value))
+            return "ok"
+        if (name, value) not in FLAGS:
+            return "unsupported"
+        flag = FLAGS[(name, value)]
+        if flag and flag.startswith("--signed"):
+            self.flags.remove("--no-signed")
+        if flag:
+            self.flags.append(flag)
+        return "ok"
+
+    def _env(self, key):
+        env = dict(os.environ)
+        n = env.get("GIT_CONFIG_COUNT", "0")
+        n = int(n) if n.isdigit() else 0
+        env.update({"GIT_CONFIG_COUNT": str(n + 1), "GIT_CONFIG_KEY_%d" % n: "url.%s.%s" % (self.url, key),
+                    "GIT_CONFIG_VALUE_%d" % n: TOKEN})
+        return env
+
+    def _git(self, args, key):
+        """Run a forwarded git command; (status, stdout text). stderr is the user's."""
+        rfd, wfd = os.pipe()
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        try:
+            pid = gitio.spawn_foreground(args, self._env(key), devnull, wfd)
+        finally:
+            os.close(wfd)
+            os.close(devnull)
+        chunks = []
+        try:
+            while True:
+                data = os.read(rfd, 65536)
+                if not data:
+                    break
+                chunks.append(data)
+        finally:
+            os.close(rfd)
+        return gitio.wait(pid), b"".join(chunks).decode("utf-8", "surrogateescape")
+
+    def list(self, command):
+        rc, out = self._git(["ls-remote", TOKEN], "insteadOf")
+        if rc != 0:
+            raise SystemExit(128)  # git has said why on stderr
+        lines = []
+        for row in out.splitlines():
+            oid, _, ref = row.partition("\t")
+            if ref and ref != "HEAD" and not ref.endswith("^{}"):
+                lines.append("%s %s" % (oid, ref))
+        return lines
+
+    def push(self, batch):
+        specs = [line[len("push "):] for line in batch]
+        quiet = ["-v"] * (self.verbosity - 1)  # not -q: a quiet push reports nothing, not even in porcelain
+        args = ["push", "--porcelain", "--no-verify", "--recurse-submodules=no", "--no-follow-tags"]
+        rc, out = self._git(args + quiet + self.flags + [TOKEN] + specs, "pushInsteadOf")
+        done = {}
+        for row in out.splitlines():
+            fields = row.split("\t")
+            if len(fields) == 3 and len(fields[0]) == 1:
+                flag, refs, summary = fields
+                done[refs.rpartition(":")[2]] = (flag, summary)
+        answer = []
+        for spec in specs:
+            dst = spec.rpartition(":")[2]
+            flag, summary = done.get(dst, ("!", "(the push did not complete)"))
+            if flag == "!":
+                reason = summary[summary.find("(") + 1:-1] if summary.endswith(")") else summary
+                answer.append("error %s %s" % (dst, REASONS.get(reason, reason)))
+            else:
+                answer.append("ok %s" % dst + (" forced update" if flag == "+" else ""))
+        return answer
+
+    def close(self):
+        pass
