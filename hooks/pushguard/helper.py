@@ -87,8 +87,7 @@ class Session:
         if text == "capabilities":
             return self.backend.capabilities() + [""]
         if text.startswith("option "):
-            name, _, value = text[len("option "):].partition(" ")
-            return [self.backend.option(name, value)]
+            return [self.backend.option(text)]
         if text in ("list", "list for-push"):
             lines = self.backend.list(text)
             for entry in lines:

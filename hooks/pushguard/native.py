@@ -43,7 +43,8 @@ class Native:
     def capabilities(self):
         return ["push", "option"]
 
-    def option(self, name, value):
+    def option(self, text):
+        name, _, value = text[len("option "):].partition(" ")
         if name == "verbosity" and value.isdigit():
             self.verbosity = int(value)
             return "ok"
@@ -112,6 +113,8 @@ class Native:
             if len(fields) == 3 and len(fields[0]) == 1:
                 flag, refs, summary = fields
                 done[refs.rpartition(":")[2]] = (flag, summary)
+        if rc == 128 and not done:
+            raise SystemExit(128)  # the push died (git said why on stderr): so does the one it stands in for
         answer = []
         for spec in specs:
             dst = spec.rpartition(":")[2]

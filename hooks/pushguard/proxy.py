@@ -43,8 +43,8 @@ class Proxy:
             raise SystemExit(1)
         return [c for c in caps if c.lstrip("*").split(" ", 1)[0] not in DROP]
 
-    def option(self, name, value):
-        return self._ask("option %s %s" % (name, value))[0]
+    def option(self, text):
+        return self._ask(text)[0]
 
     def list(self, command):
         return self._ask(command, lines=True)
