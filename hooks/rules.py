@@ -79,6 +79,9 @@ RULES = _rules(
     ("guard-error", "when the analyser itself fails, the command is blocked",
      "this command, because agentguard could not check it ({0})",
      "run `agentguard doctor`; until then, work on a branch"),
+    ("push-guard", "every push of the repository's remotes goes through the push guard in git's transport",
+     "{0}", "push to a configured remote as it is; after adding or changing one, the user runs "
+     "`agentguard install` again"),
     ("remote-config", "protected branches follow only the remotes recorded at install, at their recorded URLs",
      "{0}, which changes a remote that protected branches follow",
      "ask the user; after a change they intend, they run `agentguard install` again"),

@@ -214,17 +214,6 @@ def uninstall(info, record, done, warnings):
 
 
 def coverage(info):
-    """{remote: [push URL git uses...]} for every remote, asked of git: covered when each starts
-    with ``agw::``."""
-    out = {}
-    for name in remote_urls(info):
-        urls = git(["remote", "get-url", "--push", "--all", name], info.top, check=False)
-        out[name] = urls.splitlines()
-    return out
-
-
-def covers(info, url):
-    """Whether a push to the raw ``url`` goes through the guard (git's own answer)."""
-    got = git(["-c", "remote.agentguard-probe.url=" + url, "remote", "get-url", "--push", "agentguard-probe"],
-              info.top, check=False)
-    return got.startswith(PREFIX)
+    """{remote: [push URL git uses...]} for every remote, asked of git (``pushguard.coverage``)."""
+    from ..hooks.pushguard.coverage import push_urls
+    return {name: push_urls(info.top, name, True) or [] for name in remote_urls(info)}

@@ -229,6 +229,21 @@ TABLE = [
     ("git push origin feat:refs/heads/mainline", A, None),
     ("git push --tags", A, None),
     ("git push origin refs/tags/v1", A, None),
+    # the push guard in git's transport: pushes go through it, and what routes them there stays
+    ("git push https://example.com/x.git feat", B, "push-guard"),  # a URL install did not cover
+    ("git push ../elsewhere.git feat", B, "push-guard"),
+    ("git -c alias.remote-agw='!true' push origin feat", B, "push-guard"),
+    ("git -c alias.remote-agw=status status", B, "push-guard"),
+    ("git config alias.remote-agw '!true'", B, "push-guard"),
+    ("git config remote.origin.vcs agw2", B, "push-guard"),
+    ("git config remote.upstream.pushurl /elsewhere.git", B, "push-guard"),
+    ("git config --remove-section url.agw::x", B, "push-guard"),
+    ("git config --unset-all url.agw::x.pushInsteadOf", B, "remote-config"),
+    ("git -c url.x.pushInsteadOf=y push origin feat", B, "unanalysable"),
+    ("GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=url.x.pushInsteadOf GIT_CONFIG_VALUE_0=y git push origin feat", B,
+     "push-guard"),
+    ("GIT_CONFIG_PARAMETERS=\"'url.x.pushinsteadof'='y'\" git push origin feat", B, "push-guard"),
+    ("git remote set-url --push origin /x", B, "push-guard"),
     # -- the guard's own files --------------------------------------------------------------
     ("rm .git/hooks/pre-commit", B, "guard-files"),
     ("rm -rf .git", B, "guard-files"),

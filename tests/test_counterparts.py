@@ -137,7 +137,7 @@ REMOTE_COMMANDS = [
     ("git remote set-branches --add origin feat", "allow", ""),
     ("git remote set-url upstream /elsewhere.git", "allow", ""),  # not a remote main follows
     ("git remote set-url origin /tmp/x", "block", "remote-config"),
-    ("git remote set-url --push origin /tmp/x", "block", "remote-config"),
+    ("git remote set-url --push origin /tmp/x", "block", "push-guard"),  # any remote: pushurl escapes the guard
     ("git remote set-url --add origin /tmp/x", "block", "remote-config"),
     ("git remote rename origin old", "block", "remote-config"),
     ("git remote rename upstream origin", "block", "remote-config"),

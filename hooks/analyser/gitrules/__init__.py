@@ -13,6 +13,7 @@ from ..shellparse import DYN, Word
 from .config import config_sources
 from . import programs
 from .commands import COMMANDS
+from .config import GUARD_ALIAS
 from .context import GitContext  # noqa: F401  (the analyser builds it)
 
 # command -> (family module, rule). Families are imported when a command of theirs is judged: a
@@ -64,6 +65,8 @@ def check_git(words, ctx, depth=0):
     for key, value in call.config:
         if key == "core.hookspath":
             raise Block("hooks-path", "git -c core.hooksPath")
+        if key.startswith(GUARD_ALIAS):
+            raise Block("push-guard", "git -c %s, which replaces the push guard in git's transport" % key)
         if key.startswith("alias."):
             ctx.state.aliases[key[len("alias."):]] = value or ""
     for g in call.globals:
@@ -72,6 +75,9 @@ def check_git(words, ctx, depth=0):
     if call.cmd in ("push", "pull", "fetch") and any(k.startswith(("remote.", "push.", "branch.", "url."))
                                                      for k, _ in call.config):
         raise Block("unanalysable", "git -c changes where %s goes" % call.cmd)
+    if call.cmd == "push" and ctx.state.env:
+        raise Block("push-guard", "a git push with %s set, which can take it around the push guard in git's transport"
+                    % sorted(ctx.state.env)[0])
     cwd = cli.cwd_of(call, ctx.state.cwd)
     if cwd is not ctx.state.cwd:
         ctx = ctx.analyser.context_at(ctx.state, cwd)

@@ -20,6 +20,8 @@ def config(call, ctx):
     if sub in ("rename-section", "remove-section") or call.has("--rename-section", "--remove-section"):
         if words and words[0].lower() in ("core", "alias"):
             raise Block("hooks-path", "git config section %s" % words[0])
+        if words and words[0].lower().startswith("url."):
+            raise Block("push-guard", "git config section %s (URL rewrites route pushes through the guard)" % words[0])
         return
     if not words:
         return
@@ -32,6 +34,9 @@ def config(call, ctx):
     low = key.lower()
     if low == "core.hookspath":
         raise Block("hooks-path", "git config core.hooksPath")
+    if low.startswith(GUARD_ALIAS) or (low.startswith("remote.") and low.endswith((".pushurl", ".vcs"))):
+        raise Block("push-guard", "git config %s, which can take pushes around the push guard in git's transport"
+                    % key)
     if low.startswith(INCLUDE_KEYS):
         raise Block("hooks-path", "git config %s (an included file can switch hooks off)" % key)
     if ctx.repo is not None and _moves_a_followed_remote(low, key, ctx.repo):
@@ -44,6 +49,7 @@ def config(call, ctx):
 
 
 INCLUDE_KEYS = ("include.", "includeif.")
+GUARD_ALIAS = "alias.remote-"  # git runs `git remote-<x>` for an <x>:: URL: an alias there replaces the helper
 CONFIG_FILE_ENV = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG")
 
 

@@ -72,6 +72,23 @@ def push(call, ctx):
                 raise Block("unanalysable", "a variable in a push refspec")
             if repo.protected(dst):
                 raise Block("push-protected", dst)
+    _covered(ctx, remote_name, bool(words))
+
+
+def _covered(ctx, remote_name, named):
+    """With the push guard installed, a push must go through it: git itself says where a remote
+    (or a URL typed on the command line) pushes, and it must be the guard's ``agw::``."""
+    repo = ctx.repo
+    if repo.get("alias.remote-agw") is None or (named and remote_name is None):
+        return
+    if remote_name is None:
+        current = ctx.branch if ctx.branch is not UNKNOWN else None
+        remote_name = (current and repo.get("branch.%s.pushremote" % current)) or repo.get("remote.pushdefault") or \
+            (current and repo.get("branch.%s.remote" % current)) or "origin"
+    from ...pushguard.coverage import covered, push_urls
+    urls = push_urls(repo.top, remote_name, remote_name in repo.remote_names())
+    if urls and not covered(urls):
+        raise Block("push-guard", "a push to %s, which the push guard in git's transport does not cover" % remote_name)
 
 
 def _implicit_specs(ctx, remote_name):

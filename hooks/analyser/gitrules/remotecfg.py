@@ -17,6 +17,9 @@ def remote(call, ctx):
         sub, words = words[0], words[1:]  # a subcommand the option table does not list (`rm`)
     if DYN in sub:
         raise Block("unanalysable", "a variable names the git remote subcommand")
+    if sub == "set-url" and call.has("--push"):
+        raise Block("push-guard", "git remote set-url --push, which can take pushes around the push guard in git's "
+                                  "transport")
     for name in words[:CHANGES.get(sub, 0)]:
         if DYN in name:
             raise Block("unanalysable", "a variable names the remote git remote %s changes" % sub)
