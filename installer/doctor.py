@@ -30,6 +30,7 @@ from . import harnesses as harness_mod
 from . import gitoptions
 from . import manifest as manifest_mod
 from . import probes
+from .pushcheck import check_push_guard
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import read_contained, read_regular, sha256_bytes
@@ -347,6 +348,9 @@ def check_probes(ctx):
                 results.append(("probe." + hook, probes.ProbeResult(False, "%s hook is not there" % hook), None))
                 continue
             results.append(("probe." + hook, fn(box, path, branch, True), fn(box, path, harmless, False)))
+        if (ctx.record or {}).get("transport") is not False:
+            from .pushcheck import probe_push_guard
+            results.append(("probe.push-guard", *probe_push_guard(ctx, box, branch, harmless)))
         markers = [m for m in (box.commit, "doctor") if m]
     finally:
         box.close()
@@ -679,6 +683,7 @@ GROUPS = [
     ("hooks", [check_hooks_location, check_worktrees, check_hook_files]),
     ("runtime", [check_runtime]),
     ("policy", [check_policy_snapshot, check_policy_config, check_remotes]),
+    ("push", [check_push_guard]),
     ("probe", [check_probes]),
     ("bypass", [check_aliases, check_env, check_hooks_path, check_includes, check_config_hooks, check_template_dir]),
     ("branches", [check_ahead, check_counterpart, check_tracking]),
@@ -729,7 +734,7 @@ def recorded_policy(record):
         return None
 
 FIXABLE = ("install.manifest", "hooks.", "runtime.", "policy.snapshot", "policy.recorded", "probe.", "adapters.",
-           "git.options")
+           "git.options", "push.")
 
 
 def fix(doctor):

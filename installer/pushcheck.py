@@ -1,0 +1,71 @@
+"""The doctor's view of the push guard in git's transport: installed as written, found by git
+(no ``git-remote-agw`` on PATH shadowing the alias), every remote's pushes routed through it (git's
+own answer), and, live, a dry-run push through it refused for a protected branch and accepted for
+a harmless one, to a throwaway repository: nothing is sent anywhere, nothing moves."""
+import os
+import shutil
+
+from ..hooks.pushguard.coverage import covered
+from ..hooks.pushguard.helper import PREFIX, SCHEME
+from ..hooks.textsafe import safe
+from . import probes, pushguard
+from .fsops import read_regular
+from .gitenv import clean_env
+
+FIX = "agentguard doctor --fix"
+
+
+def check_push_guard(ctx):
+    record = ctx.record or {}
+    if not record:
+        return
+    if record.get("transport") is False:
+        ctx.add("push.guard", "warn", "the push guard in git's transport is off (installed with --no-push-guard): "
+                "`git push --no-verify` onto a protected branch meets only the harness adapters",
+                "agentguard install --push-guard")
+        return
+    problems = []
+    python = record.get("python") or ""
+    if read_regular(os.path.join(ctx.info.ag_home, pushguard.LAUNCHER_NAME)) != pushguard.launcher(python):
+        problems.append("%s is missing or changed" % ctx.info.display(os.path.join(ctx.info.ag_home,
+                                                                                    pushguard.LAUNCHER_NAME)))
+    alias = ctx.git(["config", "--get", pushguard.ALIAS_KEY])
+    if alias != pushguard.ALIAS:
+        problems.append("git config %s is %s" % (pushguard.ALIAS_KEY, "not set" if not alias else
+                                                  "%r, not agentguard's" % safe(alias, 120)))
+    dashed = "git-remote-" + SCHEME
+    shadow = [p for p in (shutil.which(dashed), shutil.which(dashed, path=ctx.git(["--exec-path"]))) if p]
+    if shadow:
+        problems.append("%s runs instead of agentguard's helper (git prefers a program to an alias)"
+                        % safe(shadow[0], 200))
+    if problems:
+        ctx.add("push.guard", "fail", "; ".join(problems), FIX)
+    else:
+        ctx.add("push.guard", "pass", "git hands pushes to %s:: URLs to agentguard's helper" % SCHEME)
+    loose = {name: urls for name, urls in pushguard.coverage(ctx.info).items() if not covered(urls)}
+    if loose:
+        ctx.add("push.remotes", "fail", "pushes to %s go around the push guard (%s)"
+                % (", ".join(safe(n, 60) for n in sorted(loose)),
+                   "; ".join("%s -> %s" % (safe(n, 60), safe(", ".join(u) or "no URL", 200))
+                             for n, u in sorted(loose.items()))), FIX)
+    else:
+        ctx.add("push.remotes", "pass", "every remote pushes through the guard (git remote -v: %s...)" % PREFIX)
+
+
+def probe_push_guard(ctx, box, branch, harmless):
+    """(refuse, accept) ProbeResults: dry-run pushes through the helper to a throwaway bare repository."""
+    target = os.path.join(box.tmp, "push-probe.git")
+    rc, _, err = probes._run(["git", "init", "-q", "--bare", target], box.info.top, clean_env())
+    if rc != 0:
+        return probes.ProbeResult(False, "could not make a throwaway repository to push to"), None
+    commit = box.probe_commit()
+    if commit is None:
+        return probes.ProbeResult(False, "could not make a probe commit"), None
+    results = []
+    for name, refuse in ((branch, True), (harmless, False)):
+        argv = ["git", "-c", "url.%s%s.pushInsteadOf=%s" % (PREFIX, target, target), "push", "--dry-run",
+                "--no-verify", "--porcelain", target, "%s:refs/heads/%s" % (commit, name)]
+        rc, _, err = probes._run(argv, box.info.top, box.env)
+        results.append(probes._judge(rc, err, refuse, "git push --dry-run --no-verify through the push guard to %s"
+                                     % name))
+    return results
