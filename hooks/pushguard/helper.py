@@ -41,6 +41,7 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
     while url.startswith(PREFIX):
         url = url[len(PREFIX):]
     helper, address = route(url)
+    backend: object
     if helper is None:
         from .native import Native
         backend = Native(remote, address)

@@ -65,8 +65,8 @@ class Native:
 
     def _env(self, key):
         env = dict(os.environ)
-        n = env.get("GIT_CONFIG_COUNT", "0")
-        n = int(n) if n.isdigit() else 0
+        count = env.get("GIT_CONFIG_COUNT", "0")
+        n = int(count) if count.isdigit() else 0
         env.update({"GIT_CONFIG_COUNT": str(n + 1), "GIT_CONFIG_KEY_%d" % n: "url.%s.%s" % (self.url, key),
                     "GIT_CONFIG_VALUE_%d" % n: TOKEN})
         return env

@@ -24,7 +24,7 @@ class Proxy:
 
     def _ask(self, text, lines=None):
         os.write(self._out, (text + "\n").encode("utf-8", "surrogateescape"))
-        answer = []
+        answer: list = []
         while True:
             raw = self.reader.readline()
             if not raw:

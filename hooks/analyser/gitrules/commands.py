@@ -42,7 +42,8 @@ RISK = {
 BACKSTOP = {
     TX: "covered: the reference-transaction hook judges every ref update",
     TX_246: "covered from git 2.46; older git runs no hook for it",
-    PRE_PUSH: "covered: the pre-push hook judges every pushed ref",
+    PRE_PUSH: "covered: the pre-push hook judges every pushed ref, and the push guard in git's transport every ref "
+              "pushed to a remote it covers, hooks skipped or not",
     NO_HOOK: "**not covered**: the update runs no hook",
     NO_PRE_PUSH: "**not covered**: no pre-push hook runs",
     UNSEEN: "not covered: no hook sees a configuration change",
