@@ -96,11 +96,12 @@ git push --mirror origin
 """
 
 
-def test_hole_a_mirror_push_without_argv_can_delete_main_unseen(guarded, tmp_path):
+def test_a_mirror_push_without_argv_meets_the_transport_guard(guarded, tmp_path):
     """SECURITY.md (without argv, `push-mirror`): pre-push is not shown a mirror's deletions, so a
-    mirror push from a clone that has neither the protected branch nor remote-tracking refs deletes it
-    on the remote (here `master`, protected by default; the remote's HEAD branch `main` is kept by
-    git's receive.denyDeleteCurrent). The control: with /proc, the same push is refused by its flag."""
+    mirror push from a clone that has neither the protected branch nor remote-tracking refs would
+    delete it on the remote (here `master`, protected by default; the remote's HEAD branch `main` is
+    kept by git's receive.denyDeleteCurrent). The push guard in git's transport is handed every
+    deletion: refused with /proc and without it, and `master` stays."""
     repo, bare = guarded
     repo.run("push", "-q", "origin", "feat")
     bare.run("branch", "master", "main")
@@ -108,15 +109,22 @@ def test_hole_a_mirror_push_without_argv_can_delete_main_unseen(guarded, tmp_pat
                                                               agentguard=AGENTGUARD)
     main, master = bare.rev("main"), bare.rev("master")
     control = subprocess.run(["sh", "-c", script], env=repo.env, capture_output=True, text=True, timeout=120)
-    assert control.returncode != 0 and "[rule: push-mirror]" in control.stderr, control.stderr
+    assert control.returncode != 0 and "[rule: push-" in control.stderr, control.stderr
     assert (bare.rev("main"), bare.rev("master")) == (main, master)
     script = script.replace(str(tmp_path / "a"), str(tmp_path / "b"))
     with open(tmp_path / "hole.sh", "w") as fh:
         fh.write(script)
     env_line = " ".join("%s=%s" % (k, _q(v)) for k, v in repo.env.items())
-    hole = without_proc("env -i %s sh %s" % (env_line, tmp_path / "hole.sh"), timeout=120)
-    assert "deleted" in hole.stderr and bare.rev("master") is None, hole.stderr  # still open: SECURITY.md
+    closed = without_proc("env -i %s sh %s" % (env_line, tmp_path / "hole.sh"), timeout=120)
+    assert "[rule: push-protected]" in closed.stderr and bare.rev("master") == master, closed.stderr
     assert bare.rev("main") == main
+    # the control for the closed hole: without the transport guard, the same push deletes master
+    script = script.replace(str(tmp_path / "b"), str(tmp_path / "c")).replace(
+        "install >/dev/null", "install --no-push-guard >/dev/null")
+    with open(tmp_path / "hole.sh", "w") as fh:
+        fh.write(script)
+    hole = without_proc("env -i %s sh %s" % (env_line, tmp_path / "hole.sh"), timeout=120)
+    assert "deleted" in hole.stderr and bare.rev("master") is None, hole.stderr
 
 
 def _q(value):
