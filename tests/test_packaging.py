@@ -35,7 +35,8 @@ def test_runtime_is_stdlib_only():
                 mods = [a.name.split(".")[0] for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 mods = [] if node.level else [node.module.split(".")[0]]
-                if name == "launcher.py" and node.module in ("hooks.main", "hooks.analyser.check", "hooks.pushguard.helper"):
+                if name == "launcher.py" and node.module in (
+                        "hooks.main", "hooks.analyser.check", "hooks.pushguard.helper"):
                     mods = []  # the runtime copy's own package
             else:
                 continue
