@@ -150,6 +150,18 @@ def w_refused(repo):
     return run
 
 
+def w_push(repo):
+    """One push of a new feature commit (the commit is made between measurements)."""
+    counter = [0]
+
+    def commit():
+        counter[0] += 1
+        repo.write("f", "push %d\n" % counter[0])
+        repo.git("commit", "-q", "-a", "-m", "p%d" % counter[0])
+    commit()
+    return (lambda: repo.git("push", "-q", "origin", "feature")), commit
+
+
 def measure(setups, runs, make):
     """{setup: [seconds]}: one warm-up each, then rounds in rotating order. ``make(repo)`` returns
     the measured function, or (function, reset run after each measurement)."""
@@ -203,6 +215,7 @@ def main(argv=None):
             ("fetch creating %d refs" % sizes["fetch"], lambda r: w_fetch(r, sizes["fetch"])),
             ("update-ref --stdin, %d updates" % sizes["update_ref"], lambda r: w_update_ref(r, sizes["update_ref"])),
             ("refused commit on main", w_refused),
+            ("push of a feature commit (local path)", w_push),
         ]
         for name, make in table:
             print("measuring: %s" % name, file=sys.stderr)
@@ -210,6 +223,8 @@ def main(argv=None):
             report["workloads"][name] = {s: summary(v) for s, v in res.items()}
         if "agentguard" in repos:
             report["agentguard"] = _agentguard_only(repos["agentguard"], runs, env, q)
+        if "none" in repos and "agentguard" in repos:
+            report["push_transports"] = _push_transports(tmp, env, runs)
         if args.sizes:
             report["sizes_curve"] = _sweep(repos, runs, q)
         _print(report)
@@ -221,6 +236,38 @@ def main(argv=None):
         return 0 if report.get("goals_ok", True) else 0
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _push_transports(tmp, env, runs):
+    """The push workload over ssh (a real sshd) and smart HTTP (lighttpd + git http-backend), both on
+    127.0.0.1, started here with the test suite's servers; skipped when they are not installed."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import gitservers
+    out = {}
+    for kind, start in (("ssh", gitservers.sshd), ("http", gitservers.http_backend)):
+        root = os.path.join(tmp, kind)
+        os.makedirs(os.path.join(root, "srv"))
+        try:
+            with start(root=os.path.join(root, "srv"), scratch=root) as server:
+                run_env = dict(env, **server.env)
+                repos = {}
+                for setup in ("none", "agentguard"):
+                    repo = Repo(os.path.join(root), setup, run_env)
+                    served = os.path.join(root, "srv", setup + ".git")
+                    shutil.copytree(repo.bare, served)
+                    repo.git("config", "http.receivepack", "true", cwd=served)
+                    repo.git("remote", "set-url", "origin", server.url(setup + ".git"))
+                    repo.git("fetch", "-q", "origin")
+                    if setup == "agentguard":
+                        subprocess.run([AGENTGUARD, "install"], cwd=repo.path, env=run_env, check=True,
+                                       capture_output=True)
+                    repos[setup] = repo
+                print("measuring: push over %s" % kind, file=sys.stderr)
+                res = measure(repos, runs, w_push)
+                out["push of a feature commit (%s)" % kind] = {s: summary(v) for s, v in res.items()}
+        except BaseException as exc:  # pytest.skip (server not installed) is a BaseException
+            print("push over %s skipped: %s" % (kind, exc), file=sys.stderr)
+    return out
 
 
 def _machine():
@@ -325,8 +372,17 @@ def _print(report):
                         if s in row else "%22s" % "-" for s in setups)
         ratio = _ratio(row, "agentguard")
         print("%-36s%s%14s" % (name, cells, "%.2fx" % ratio if ratio else "-"))
-        if ratio and not name.startswith("refused"):
+        if ratio and not name.startswith(("refused", "push")):
             goals.append(("%s: agentguard within 1.10x of the floor" % name, ratio <= 1.10, "%.2fx" % ratio))
+    pushes = {n: r for n, r in report["workloads"].items() if n.startswith("push")}
+    pushes.update(report.get("push_transports") or {})
+    for name, row in pushes.items():
+        if "none" in row and "agentguard" in row:
+            ratio = row["agentguard"]["median"] / row["none"]["median"]
+            print("%-44s none %5.0f ms, agentguard (hooks and transport guard) %5.0f ms: %.2fx"
+                  % (name, row["none"]["median"] * 1e3, row["agentguard"]["median"] * 1e3, ratio))
+            if "local path" in name:
+                goals.append(("%s: at most 3x no agentguard" % name, ratio <= 3, "%.2fx" % ratio))
     commits = next((r for n, r in report["workloads"].items() if "commits" in n), None)
     if commits and "pre-commit" in commits and "agentguard" in commits:
         speed = commits["pre-commit"]["median"] / commits["agentguard"]["median"]

@@ -21,5 +21,8 @@ def test_quick_benchmark_runs_every_setup(tmp_path):
         assert set(row) == {"none", "floor", "agentguard", "pre-commit"}
         assert all(s["n"] == report["runs"] and s["median"] > 0 for s in row.values())
     assert "goals:" in proc.stdout and "agentguard/floor" in proc.stdout
+    assert any(name.startswith("push") for name in report["workloads"])
+    assert set(report["push_transports"]) == {"push of a feature commit (ssh)", "push of a feature commit (http)"}
+    assert all(set(row) == {"none", "agentguard"} for row in report["push_transports"].values())
     assert set(report["sizes_curve"]) == {"10", "100", "1000"}
     assert any(name.startswith("agentguard check") for name in report["agentguard"])
