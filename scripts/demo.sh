@@ -21,6 +21,7 @@ step git commit --no-verify -m "straight onto main, skipping hooks"
 step git switch -c feature
 step git commit -qm "the same work, on a branch"
 step git push origin feature:main
+step git push --no-verify origin feature:main
 step git push -q -u origin feature
 step git branch -f main feature
 echo
