@@ -246,7 +246,7 @@ def apply_install(plan):
 
 def _write_dirs(info, record):
     """Every directory install writes into (where a killed install may have left a temp file)."""
-    dirs = {info.hooks_dir, info.ag_home, info.top}
+    dirs = {info.hooks_dir, info.ag_home, info.top, info.common_dir}  # common dir: the config (push guard)
     runtime = os.path.join(info.ag_home, RUNTIME_DIR)
     for rel in runtime_files():
         dirs.add(os.path.dirname(os.path.join(runtime, rel)))

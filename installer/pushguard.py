@@ -80,7 +80,7 @@ def remote_urls(info):
     return remotes
 
 
-def _rewrite_prefixes(info, base):
+def _rewrite_prefixes(info):
     """Every ``url.*.(push)insteadOf`` prefix git reads, the guard's own taken out."""
     out = git(["config", "--get-regexp", r"^url\..*\.(pushinsteadof|insteadof)$"], info.top, check=False)
     found = []
@@ -116,8 +116,8 @@ def _effective(base_config, urls, pushurls):
 
 
 def plan(info, previous, want, enabled=True):
-    """Plan the config write; returns the manifest record (``{}`` when nothing is covered, or
-    ``enabled`` is false: then only a previous install's entries are taken out)."""
+    """Plan the config write; returns the manifest record (``{}`` when ``enabled`` is false: then
+    only a previous install's entries are taken out)."""
     path = config_path(info)
     current = read_regular(path)
     if current is None:
@@ -140,7 +140,7 @@ def plan(info, previous, want, enabled=True):
                 prefixes += [url] + host_prefixes(url)
                 if os.path.isabs(url):
                     prefixes.append("file://" + url)
-        prefixes += [q for q in _rewrite_prefixes(info, base) if any(q.startswith(p) and q != p for p in prefixes)]
+        prefixes += [q for q in _rewrite_prefixes(info) if any(q.startswith(p) and q != p for p in prefixes)]
         prefixes = [p for p in dict.fromkeys(prefixes) if p and not p.startswith(PREFIX)]
         pushurls = {name: push for name, (_, push) in remotes.items() if push}
         flat = [u for push in pushurls.values() for u in push]
@@ -157,14 +157,11 @@ def plan(info, previous, want, enabled=True):
             for value in values:
                 _cfg(work, ["--add", "remote.%s.pushurl" % name, PREFIX + effective.get((False, value), value)])
             changed[name] = values
-        if rules or changed:
-            _cfg(work, ["--replace-all", ALIAS_KEY, ALIAS])
+        _cfg(work, ["--replace-all", ALIAS_KEY, ALIAS])  # also with no remote yet: the doctor then names them
         with open(work, "rb") as fh:
             new = fh.read()
-    if not (rules or changed):
-        return {}
+    want(os.path.join(info.ag_home, BEFORE_NAME), base, 0o600)  # first: uninstall needs it once the config changed
     want(path, new, os.stat(path).st_mode & 0o7777)
-    want(os.path.join(info.ag_home, BEFORE_NAME), base, 0o600)
     return {"config_sha256": sha256_bytes(new), "rules": rules, "pushurls": changed}
 
 
@@ -186,10 +183,18 @@ def remove(path, record):
 
 def uninstall(info, record, done, warnings):
     """Put the config back: the exact bytes from before install when nothing else changed it."""
-    from .fsops import atomic_write
     entry = record.get("push_guard") or {}
-    if not entry:
-        return
+    if entry:
+        _restore_config(info, entry, done, warnings)
+    for name in (BEFORE_NAME, LAUNCHER_NAME):  # also when a killed install wrote them before its record
+        try:
+            os.unlink(os.path.join(info.ag_home, name))
+        except FileNotFoundError:
+            pass
+
+
+def _restore_config(info, entry, done, warnings):
+    from .fsops import atomic_write
     path = config_path(info)
     current = read_regular(path)
     before = read_regular(os.path.join(info.ag_home, BEFORE_NAME))
@@ -203,14 +208,12 @@ def uninstall(info, record, done, warnings):
                 fh.write(current or b"")
             remove(work, entry)
             with open(work, "rb") as fh:
-                atomic_write(path, fh.read(), mode)
+                cleaned = fh.read()
+        if cleaned == current:
+            return  # a killed install had not written it yet
+        atomic_write(path, cleaned, mode)
         warnings.append("the git config changed since install: took out only the push guard's entries")
     done.append("removed the push guard from %s" % info.display(path))
-    for name in (BEFORE_NAME, LAUNCHER_NAME):
-        try:
-            os.unlink(os.path.join(info.ag_home, name))
-        except FileNotFoundError:
-            pass
 
 
 def coverage(info):
