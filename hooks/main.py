@@ -14,7 +14,6 @@ from .gitmodel import cli, procargv
 from .policy import PolicyError, load_snapshot
 from .repostate import RepoState
 from .gitio import GitError
-from .textsafe import safe
 
 MAX_STDIN = 64 * 1024 * 1024
 HOOKS = ("reference-transaction", "pre-push", "pre-commit", "pre-merge-commit", "pre-rebase")
@@ -72,9 +71,9 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
             policy = load_snapshot(state.ag_home)
         refusal = decide(hook, args, state, policy, call, data, int(pid) if pid.isdigit() else None)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
-        refusal = _broken(str(exc))
+        refusal = R.guard_broken(str(exc))
     except Exception as exc:  # a bug must still fail closed, and must not print a traceback
-        refusal = _broken("internal error (%s)" % type(exc).__name__)
+        refusal = R.guard_broken("internal error (%s)" % type(exc).__name__)
     if refusal is None:
         return 0
     try:
@@ -89,9 +88,3 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
     audit.record(home, hook, refusal.rule, [tuple(r) for r in refusal.refs], raw_argv)
     return 1
 
-
-def _broken(reason):
-    return R.Refusal("guard-broken", "this update: agentguard could not check it",
-                     "%s; a protected ref may be at stake, so this is refused" % safe(reason, 200),
-                     ["agentguard doctor --fix     # repairs the installation",
-                      "agentguard install          # or re-install it"])

@@ -149,6 +149,14 @@ def branch_work_steps(remote="origin"):
     ]
 
 
+def guard_broken(reason, what="this update"):
+    """The refusal when the guard itself cannot decide (a missing snapshot, git not answering, a bug)."""
+    return Refusal("guard-broken", "%s: agentguard could not check it" % what,
+                   "%s; a protected ref may be at stake, so this is refused" % safe(reason, 200),
+                   ["agentguard doctor --fix     # repairs the installation",
+                    "agentguard install          # or re-install it"])
+
+
 def keep_commit_steps(oid, remote="origin"):
     """For a commit object that was made but not kept (``--no-verify``, ``commit-tree``...)."""
     return [

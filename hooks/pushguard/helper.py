@@ -44,7 +44,7 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
     backend: object
     if helper is None:
         from .native import Native
-        backend = Native(remote, address)
+        backend = Native(address)
     else:
         from .proxy import Proxy
         backend = Proxy(remote, helper, address)
@@ -119,9 +119,7 @@ class Session:
         try:
             policy = load_snapshot(self.ag_home)
         except PolicyError as exc:
-            return R.Refusal("guard-broken", "this push: agentguard could not check it",
-                             "%s; a protected branch may be at stake, so this is refused" % safe(str(exc), 200),
-                             ["agentguard doctor --fix     # repairs the installation"])
+            return R.guard_broken(str(exc), "this push")
         items = []
         for spec in specs:
             src, colon, dst = spec.lstrip("+").rpartition(":")

@@ -34,8 +34,7 @@ def unquote(value):
 
 
 class Native:
-    def __init__(self, remote, url):
-        self.remote = remote
+    def __init__(self, url):
         self.url = url
         self.flags = ["--no-signed"]
         self.verbosity = 1
