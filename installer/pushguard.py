@@ -13,6 +13,7 @@ import os
 import re
 import tempfile
 
+from ..hooks.pushguard.coverage import parse_push_urls
 from ..hooks.pushguard.helper import PREFIX, SCHEME
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
@@ -107,12 +108,7 @@ def _effective(base_config, urls, pushurls):
             if i >= len(urls):
                 args += ["-c", "remote.%s.pushurl=%s" % (name, value)]
         out = git(["--git-dir", tmp] + args + ["remote", "-v"], tmp, check=False) if names else ""
-    result = {}
-    for row in out.splitlines():
-        name, _, rest = row.partition("\t")
-        if name in names and rest.endswith(" (push)"):
-            result[names[name]] = rest[:-len(" (push)")]
-    return result
+    return {names[name]: urls[0] for name, urls in parse_push_urls(out).items() if name in names and urls}
 
 
 def plan(info, previous, want, enabled=True):
@@ -219,4 +215,5 @@ def _restore_config(info, entry, done, warnings):
 def coverage(info):
     """{remote: [push URL git uses...]} for every remote, asked of git (``pushguard.coverage``)."""
     from ..hooks.pushguard.coverage import push_urls
-    return {name: push_urls(info.top, name, True) or [] for name in remote_urls(info)}
+    found = push_urls(info.top) or {}
+    return {name: found.get(name, []) for name in remote_urls(info)}

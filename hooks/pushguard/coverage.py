@@ -6,17 +6,22 @@ from .helper import PREFIX
 PROBE = "agentguard-probe"
 
 
-def push_urls(top, target, is_remote):
-    """The URLs git pushes to for remote ``target`` (or, when not ``is_remote``, for the URL
-    ``target`` typed on a command line); None when git cannot say."""
-    name, args = target, ["remote", "-v"]
-    if not is_remote:
-        name, args = PROBE, ["-c", "remote.%s.url=%s" % (PROBE, target), "remote", "-v"]
-    rc, out = gitio.run(args, cwd=top)
-    if rc != 0:
-        return None
-    return [line.split("\t", 1)[1][:-len(" (push)")] for line in out.decode("utf-8", "surrogateescape").splitlines()
-            if line.startswith(name + "\t") and line.endswith(" (push)")]
+def parse_push_urls(out):
+    """{remote: [push URL...]} from ``git remote -v`` output."""
+    found: dict = {}
+    for line in out.splitlines():
+        name, tab, rest = line.partition("\t")
+        if tab and rest.endswith(" (push)"):
+            found.setdefault(name, []).append(rest[:-len(" (push)")])
+    return found
+
+
+def push_urls(top, url=None):
+    """{remote: [the URLs git pushes to]} for every remote, and for ``url`` typed on a command line
+    (under the name ``PROBE``); None when git cannot say."""
+    args = ["-c", "remote.%s.url=%s" % (PROBE, url)] if url is not None else []
+    rc, out = gitio.run(args + ["remote", "-v"], cwd=top)
+    return parse_push_urls(out.decode("utf-8", "surrogateescape")) if rc == 0 else None
 
 
 def covered(urls):

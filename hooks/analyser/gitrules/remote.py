@@ -82,13 +82,18 @@ def _covered(ctx, remote_name, named):
     if repo.get("alias.remote-agw") is None or (named and remote_name is None):
         return
     if remote_name is None:
-        current = ctx.branch if ctx.branch is not UNKNOWN else None
-        remote_name = (current and repo.get("branch.%s.pushremote" % current)) or repo.get("remote.pushdefault") or \
-            (current and repo.get("branch.%s.remote" % current)) or "origin"
-    from ...pushguard.coverage import covered, push_urls
-    urls = push_urls(repo.top, remote_name, remote_name in repo.remote_names())
+        remote_name = _default_remote(repo, ctx.branch if ctx.branch is not UNKNOWN else None)
+    from ...pushguard.coverage import PROBE, covered, push_urls
+    known = remote_name in repo.remote_names()
+    urls = (push_urls(repo.top, None if known else remote_name) or {}).get(remote_name if known else PROBE)
     if urls and not covered(urls):
         raise Block("push-guard", "a push to %s, which the push guard in git's transport does not cover" % remote_name)
+
+
+def _default_remote(repo, current):
+    """Where a `git push` that names no remote goes, from branch ``current`` (None: detached)."""
+    return (current and repo.get("branch.%s.pushremote" % current)) or repo.get("remote.pushdefault") or \
+        (current and repo.get("branch.%s.remote" % current)) or "origin"
 
 
 def _implicit_specs(ctx, remote_name):
@@ -98,8 +103,7 @@ def _implicit_specs(ctx, remote_name):
         raise Block("unanalysable", "which branch `git push` pushes is not known")
     if current is None:
         return []
-    remote_name = remote_name or repo.get("branch.%s.pushremote" % current) or repo.get("remote.pushdefault") or \
-        repo.get("branch.%s.remote" % current) or "origin"
+    remote_name = remote_name or _default_remote(repo, current)
     configured = repo.config().get("remote.%s.push" % remote_name)
     if configured:
         return configured
