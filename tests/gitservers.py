@@ -31,8 +31,9 @@ SSH_ALIAS = "agtest"
 
 
 class Server:
-    def __init__(self, base, port, env=None, log=None):
+    def __init__(self, base, port, env=None, log=None, pid=None):
         self.base, self.port, self.env, self.log = base, port, dict(env or {}), log
+        self.pid = pid  # the server's process group
 
     def url(self, name):
         return "%s/%s" % (self.base, name)
@@ -115,7 +116,7 @@ def _listening(proc, port, timeout):
 @contextlib.contextmanager
 def _serve(name, scratch, argv_for_port, env, timeout=10, attempts=3):
     """Run argv_for_port(port) (which also writes the config for that port) on a free port in its own
-    process group until it accepts connections; yield (port, log file); stop the group in any case. A start
+    process group until it accepts connections; yield (port, log file, pid); stop the group in any case. A start
     that fails (the port was taken meanwhile) is retried on another port; the last failure raises
     with the server's output."""
     log_path = Path(scratch) / ("%s.log" % name)
@@ -136,7 +137,7 @@ def _serve(name, scratch, argv_for_port, env, timeout=10, attempts=3):
         raise RuntimeError("%s did not listen on 127.0.0.1:%d (exit %s), %s:\n%s"
                            % (name, port, proc.returncode, shlex.join(argv), log_path.read_text(errors="replace")))
     try:
-        yield port, log_path
+        yield port, log_path, proc.pid
     finally:
         _stop(proc)
 
@@ -202,9 +203,9 @@ def sshd(root, scratch, path=None):
         ]) + "\n", 0o600)
         return [exe, "-D", "-e", "-f", str(cfg)]
 
-    with _serve("sshd", scratch, argv, env={"PATH": os.environ.get("PATH", os.defpath)}) as (port, log):
+    with _serve("sshd", scratch, argv, env={"PATH": os.environ.get("PATH", os.defpath)}) as (port, log, pid):
         env = {"GIT_SSH_COMMAND": "ssh -F %s" % shlex.quote(str(scratch / "ssh_config"))}
-        yield SSHServer(root, "ssh://%s@127.0.0.1:%d%s" % (user, port, root), port, env, log)
+        yield SSHServer(root, "ssh://%s@127.0.0.1:%d%s" % (user, port, root), port, env, log, pid)
 
 
 def _lighttpd_str(value):
@@ -247,8 +248,8 @@ def http_backend(root, scratch, path=None, users=None):
         ] + auth) + "\n")
         return [exe, "-D", "-f", str(conf)]
 
-    with _serve("lighttpd", scratch, argv, env=git_env) as (port, log):
-        yield HTTPServer(users, "http://127.0.0.1:%d/git" % port, port, {"GIT_TERMINAL_PROMPT": "0"}, log)
+    with _serve("lighttpd", scratch, argv, env=git_env) as (port, log, pid):
+        yield HTTPServer(users, "http://127.0.0.1:%d/git" % port, port, {"GIT_TERMINAL_PROMPT": "0"}, log, pid)
 
 
 @contextlib.contextmanager
@@ -261,5 +262,5 @@ def git_daemon(root, scratch, path=None):
         return [git, "daemon", "--reuseaddr", "--listen=127.0.0.1", "--port=%d" % port, "--base-path=%s" % root,
                 "--export-all", "--enable=receive-pack", "--informative-errors", str(root)]
 
-    with _serve("git-daemon", scratch, argv, env=git_env) as (port, log):
-        yield Server("git://127.0.0.1:%d" % port, port, log=log)
+    with _serve("git-daemon", scratch, argv, env=git_env) as (port, log, pid):
+        yield Server("git://127.0.0.1:%d" % port, port, log=log, pid=pid)
