@@ -36,42 +36,71 @@ def without_command_line_config(environ=None):
 def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
     """Run ``git ARGS`` (in ``cwd``, with ``env`` or this process's environment); return
     (returncode, stdout bytes). Never leaves a child behind."""
-    argv = ["git"] + (["-C", cwd] if cwd else []) + list(args)
+    rc, out = run_many([args], cwd=cwd, timeout=timeout, env=env)[0]
+    if check and rc != 0:
+        raise GitError("git %s failed" % (args[0] if args else ""))
+    return rc, out
+
+
+def run_many(calls, cwd=None, timeout=TIMEOUT, env=None):
+    """Run several git commands at once (``calls``: [args]); [(returncode, stdout)] in order. They
+    overlap in time: one git start of latency instead of one per call."""
+    pending = []  # (pid, read end, args) started and not yet reaped
+    try:
+        for args in calls:
+            pending.append(_start(["git"] + (["-C", cwd] if cwd else []) + list(args),
+                                  os.environ if env is None else env, args))
+        deadline = time.monotonic() + timeout
+        results = []
+        while pending:
+            pid, rfd, args = pending[0]
+            results.append(_collect(pid, rfd, args, deadline, timeout))
+            pending.pop(0)
+        return results
+    except BaseException:  # an alarm, an interrupt or a timeout: never leave one behind
+        for pid, rfd, _ in pending:
+            _kill(pid)
+            os.close(rfd)
+        raise
+
+
+def _start(argv, env, args):
     rfd, wfd = os.pipe()
     devnull = os.open(os.devnull, os.O_RDWR)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, wfd, 1),
                (os.POSIX_SPAWN_DUP2, devnull, 2), (os.POSIX_SPAWN_CLOSE, rfd)]
     try:
-        pid = _spawn(argv, os.environ if env is None else env, actions)
+        pid = _spawn(argv, env, actions)
     except OSError as exc:
         os.close(rfd)
         raise GitError("cannot run git: %s" % exc.strerror)
     finally:
         os.close(wfd)
         os.close(devnull)
+    return pid, rfd, args
+
+
+def _collect(pid, rfd, args, deadline, timeout):
+    """Read ``git``'s output to the end and reap it; on a timeout it stays for the caller to kill."""
     chunks = []
-    deadline = time.monotonic() + timeout
-    try:
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                _kill(pid)
-                raise GitError("git %s did not answer within %gs" % (args[0] if args else "", timeout))
-            ready, _, _ = select.select([rfd], [], [], left)
-            if ready:
-                data = os.read(rfd, 65536)
-                if not data:
-                    break
-                chunks.append(data)
-    except BaseException:  # an alarm or an interrupt while git runs: never leave it behind
-        _kill(pid)
-        raise
-    finally:
-        os.close(rfd)
-    rc = _wait(pid, deadline)
-    if check and rc != 0:
-        raise GitError("git %s failed" % (args[0] if args else ""))
-    return rc, b"".join(chunks)
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise GitError("git %s did not answer within %gs" % (args[0] if args else "", timeout))
+        ready, _, _ = select.select([rfd], [], [], left)
+        if ready:
+            data = os.read(rfd, 65536)
+            if not data:
+                break
+            chunks.append(data)
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            os.close(rfd)
+            return os.waitstatus_to_exitcode(status), b"".join(chunks)
+        if time.monotonic() > deadline:
+            raise GitError("git did not exit in time")
+        time.sleep(0.001)
 
 
 def spawn_foreground(args, env, stdin_fd, stdout_fd):
@@ -98,17 +127,6 @@ def _spawn(argv, env, actions):
         return os.posix_spawnp("git", argv, env, file_actions=actions, setsid=True)
     except NotImplementedError:
         return os.posix_spawnp("git", argv, env, file_actions=actions, setpgroup=0)
-
-
-def _wait(pid, deadline):
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return os.waitstatus_to_exitcode(status)
-        if time.monotonic() > deadline:
-            _kill(pid)
-            raise GitError("git did not exit in time")
-        time.sleep(0.001)
 
 
 def _kill(pid):

@@ -82,6 +82,10 @@ RULES = _rules(
     ("push-guard", "every push of the repository's remotes goes through the push guard in git's transport",
      "{0}", "push to a configured remote as it is; after adding or changing one, the user runs "
      "`agentguard install` again"),
+    ("tool-outcome", "what a tool call did to the guard is undone right after it, and its commits are kept",
+     "{0}", "leave the guard alone; work on a branch, push it and open a pull request"),
+    ("program-config", "git is not configured to run programs an agent chose",
+     "{0}, which makes git run a program", "ask the user to set it"),
     ("remote-config", "protected branches follow only the remotes recorded at install, at their recorded URLs",
      "{0}, which changes a remote that protected branches follow",
      "ask the user; after a change they intend, they run `agentguard install` again"),

@@ -122,7 +122,7 @@ def doctor(
         fixed = None
         if fix:
             fixed = doc.fix(d)
-            if fixed:
+            if fixed or d.notes:
                 d.run()
     except (AgentguardError, OSError) as exc:
         typer.echo("agentguard: %s" % safe(str(exc), 400), err=True)
@@ -137,10 +137,14 @@ def check(
     cwd: str = typer.Option(".", "--cwd", help="Decide as if run in DIR."),
     as_json: bool = typer.Option(False, "--json", help='Print {"decision", "rule", "reason"}.'),
     write: Optional[str] = typer.Option(None, "--write", metavar="PATH", help="Decide a file write instead."),
+    after: bool = typer.Option(False, "--after", help="After a tool call: undo what it did to the guard "
+                               "(exit 0 nothing to undo, 3 undone, 1 not all undone)."),
 ):
     """Decide a shell command (or a file write) an agent is about to run: exit 0 allow, 1 block."""
     from ..hooks.analyser.check import main as check_main
     argv = ["--cwd", cwd] + (["--json"] if as_json else []) + (["--write", write] if write is not None else [])
+    if after:
+        argv = ["--after"] + argv
     raise typer.Exit(check_main(argv + list(ctx.args)))
 
 

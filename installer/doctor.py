@@ -497,7 +497,8 @@ def check_ahead(ctx):
         ctx.add("branches.ahead", "fail", "protected branch %s holds commits its remote counterpart does not "
                 "have (left by `git branch -C`, a hand-written ref or an earlier bypass)"
                 % ", ".join(safe(a, 80) for a in ahead),
-                "git branch <new-branch> %s && git switch -C %s %s/%s   # keep the work, reset %s" % (b, b, r, b, b))
+                "agentguard doctor --fix   # or by hand: git branch <new-branch> %s && git switch -C %s %s/%s"
+                % (b, b, r, b))
     else:
         ctx.add("branches.ahead", "pass", "no protected branch holds local-only commits")
 
@@ -699,6 +700,7 @@ class Doctor:
         self.record = manifest_mod.load(self.info.ag_home)
         self.policy = None
         self.live = True
+        self.notes = []  # what --fix did besides rewriting install's files
 
     def run(self, live=True):
         """All checks; ``live=False`` skips the probes (for callers that run inside a hook)."""
@@ -716,7 +718,10 @@ class Doctor:
         return not any(c.status == "fail" for c in self.checks)
 
     def to_json(self):
-        return {"ok": self.ok(), "checks": [asdict(c) for c in self.checks]}
+        out = {"ok": self.ok(), "checks": [asdict(c) for c in self.checks]}
+        if self.notes:
+            out["fixed"] = list(self.notes)
+        return out
 
 
 def _read_text(path):
@@ -738,12 +743,32 @@ FIXABLE = ("install.manifest", "hooks.", "runtime.", "policy.snapshot", "policy.
 
 
 def fix(doctor):
-    """Repair what install owns, with the policy install recorded (never the work tree's word)."""
+    """Repair what install owns, with the policy install recorded (never the work tree's word), and
+    move a protected branch holding local-only commits back to its remote counterpart, its commits
+    kept on a rescue branch (``doctor.notes`` says what happened). Returns the install plan applied
+    ([] when none was needed)."""
     from .install import apply_install, plan_install
-    if not any(c.status != "pass" and c.id.startswith(FIXABLE) and not c.id.endswith((".chained", ".enabled"))
-               for c in doctor.checks):
-        return []
-    harnesses = (doctor.record or {}).get("harnesses")
-    plan = plan_install(doctor.info.top, policy=recorded_policy(doctor.record), harnesses=harnesses)
-    apply_install(plan)
+    plan = []
+    if any(c.status != "pass" and c.id.startswith(FIXABLE) and not c.id.endswith((".chained", ".enabled"))
+           for c in doctor.checks):
+        harnesses = (doctor.record or {}).get("harnesses")
+        plan = plan_install(doctor.info.top, policy=recorded_policy(doctor.record), harnesses=harnesses)
+        plan = apply_install(plan)
+    if any(c.id == "branches.ahead" and c.status == "fail" for c in doctor.checks):
+        doctor.notes.extend(rescue_branches(doctor.info.top))
     return plan
+
+
+def rescue_branches(top):
+    """The after-check's rescue, for people: [one line per branch moved back, or not]."""
+    from ..hooks.outcome import refs, snapshot
+    from ..hooks.outcome.report import Report
+    from ..hooks.repostate import RepoState
+    where = snapshot.locate(top)
+    policy = snapshot.policy_of(where) if where is not None else None
+    if policy is None:
+        return ["no protected branch was moved: the policy snapshot cannot be read (agentguard install)"]
+    report = Report()
+    refs.rescue_local_only(where, snapshot.read_git(where)[1], policy, RepoState(where.ag_home, cwd=where.top),
+                           report)
+    return [u["what"] for u in report.undone] + ["could not: " + f for f in report.failed]

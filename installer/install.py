@@ -17,6 +17,7 @@ from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode,
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
 from .repo import branch_refs, discover, remote_head_branches
 from . import gitoptions
+from ..hooks.outcome.store import DIR as OUTCOME_DIR
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 HOOK_MODE = 0o755
@@ -66,7 +67,10 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     python = interpreter()
     home = info.ag_home
 
+    owned = {}
+
     def want(target, data, mode=0o644, note=""):
+        owned[target] = [sha256_bytes(data), mode]
         current = read_regular(target)
         if current != data or file_mode(target) != mode:
             plan.actions.append(Action("write", target, data, mode, note))
@@ -95,7 +99,8 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
                    "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
                    "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
                    "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,
-                   "created_dirs": _created_dirs(info, plan.previous, list(adapter_record) + list(settings_record))}
+                   "created_dirs": _created_dirs(info, plan.previous, list(adapter_record) + list(settings_record)),
+                   "owned": owned}
     if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
@@ -241,7 +246,17 @@ def apply_install(plan):
                 atomic_write(action.path, action.data, action.mode)
         compile_runtime(os.path.join(info.ag_home, RUNTIME_DIR))
         manifest.save(info.ag_home, plan.record)
+        record_outcome_baseline(info)
     return plan
+
+
+def record_outcome_baseline(info):
+    """The after-check's first snapshot: the state install just wrote, its bytes kept to restore."""
+    from ..hooks.outcome import snapshot
+    try:
+        snapshot.record(info.top, fresh=True)
+    except Exception as exc:  # the install stands; the first `check` records it again
+        sys.stderr.write("agentguard: could not record the after-check's snapshot (%s)\n" % safe(str(exc), 200))
 
 
 def _write_dirs(info, record):
@@ -286,6 +301,7 @@ def uninstall(path):
         settingsplan.uninstall_codex_trust(record, done, warnings)
         pushguard.uninstall(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
+        shutil.rmtree(os.path.join(home, OUTCOME_DIR), ignore_errors=True)
         for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check"):
             try:
                 os.unlink(os.path.join(home, name))

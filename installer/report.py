@@ -38,6 +38,8 @@ def _plain(doctor, fixed):
     typer.echo("agentguard doctor: %s" % doctor.info.top)
     if fixed:
         typer.echo("fixed: rewrote %d file(s) that install owns, then checked again" % len(fixed))
+    for note in doctor.notes:
+        typer.echo("fixed: %s" % note)
     for group, checks in _grouped(doctor.checks).items():
         typer.echo("%s:" % GROUPS.get(group, group))
         for c in checks:
@@ -54,6 +56,8 @@ def _rich(doctor, fixed):
     console.print("[bold]agentguard doctor[/bold]: %s" % escape(doctor.info.top))
     if fixed:
         console.print("fixed: rewrote %d file(s) that install owns, then checked again" % len(fixed))
+    for note in doctor.notes:
+        console.print("fixed: %s" % note, markup=False)
     for group, checks in _grouped(doctor.checks).items():
         console.print("[bold]%s[/bold]" % GROUPS.get(group, group))
         for c in checks:

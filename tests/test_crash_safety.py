@@ -50,12 +50,16 @@ def kill_points(found):
     return sorted(set(points) | {len(found)})
 
 
+OUTCOME = os.path.join(".git", "agentguard", "outcome") + os.sep
+
+
 def is_leftover(rel):
     """What a kill may leave that is neither old nor new: a temp file of an atomic write or of the
-    byte-compiler (the next run removes both), or the write-ahead manifest."""
+    byte-compiler (the next run removes both), the write-ahead manifest, or the after-check's
+    snapshot (a cache of stat data that every `check` rewrites; uninstall removes it)."""
     name = os.path.basename(rel)
-    return (name.startswith(".agentguard-tmp-") or re.search(r"\.pyc\.[0-9]+\Z", name) is not None
-            or rel.endswith(os.path.join("agentguard", "manifest.json")))
+    return (name.startswith(".agentguard-tmp-") or rel.startswith(OUTCOME)
+            or re.search(r"\.pyc\.[0-9]+\Z", name) is not None or rel.endswith(os.path.join("agentguard", "manifest.json")))
 
 
 def assert_old_or_new(after, old, new, context):
@@ -67,7 +71,7 @@ def assert_old_or_new(after, old, new, context):
 
 
 def diff(a, b):
-    return sorted(rel for rel in set(a) | set(b) if a.get(rel) != b.get(rel))
+    return sorted(rel for rel in set(a) | set(b) if a.get(rel) != b.get(rel) and not rel.startswith(OUTCOME))
 
 
 def make_template(root, env):

@@ -251,12 +251,30 @@ def test_protected_branch_ahead_of_its_counterpart(guarded):
     checks, _ = doctor(repo, check_rc=1)
     assert status(checks, "branches.ahead") == "fail"
     fix = checks["branches.ahead"]["fix"]
-    assert "git switch -C main origin/main" in fix
+    assert "agentguard doctor --fix" in fix and "git switch -C main origin/main" in fix
     repo.run("checkout", "-q", "feat")
     repo.run("branch", "rescued", "main")
     repo.run("switch", "-q", "-C", "main", "origin/main")  # the advice works with the guard in place
     checks, _ = doctor(repo, check_rc=0)
     assert repo.rev("rescued") == repo.rev("feat")
+
+
+def test_fix_rescues_a_protected_branch_holding_local_only_commits(guarded):
+    """`doctor --fix` puts main back on origin/main and keeps its local-only commit on a new branch
+    (never deleting work); the work tree that was on main is moved to that branch, files untouched."""
+    repo, bare = guarded
+    origin_main = repo.rev("origin/main")
+    repo.run("-c", "core.hooksPath=/dev/null", "commit", "-q", "--allow-empty", "-m", "on main by a bypass")
+    local = repo.rev("main")
+    assert local != origin_main
+    proc = repo.agentguard("doctor", "--fix", check=False)
+    assert proc.returncode == 0, proc.stdout
+    assert "fixed: moved protected branch main back to %s" % origin_main[:12] in proc.stdout, proc.stdout
+    rescued = [b for b in repo.branches() if b.startswith("agentguard/rescued/main-")]
+    assert len(rescued) == 1 and repo.rev(rescued[0]) == local
+    assert repo.rev("main") == origin_main and bare.rev("main") == origin_main
+    assert repo.run("symbolic-ref", "--short", "HEAD").stdout.strip() == rescued[0]
+    assert repo.rev("feat") and repo.run("status", "--porcelain", "--untracked-files=no").stdout.strip() == ""
 
 
 def test_audit_summary_is_escaped(guarded):

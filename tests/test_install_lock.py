@@ -74,7 +74,8 @@ OURS = (".git/hooks", ".git/agentguard", ".pi", ".hermes", ".gptme", "gptme.toml
 
 def install_state(repo):
     """The part of the repository install and uninstall touch (commits change the rest)."""
-    return {rel: v for rel, v in snapshot(repo.path).items() if rel.startswith(OURS)}
+    return {rel: v for rel, v in snapshot(repo.path).items()
+            if rel.startswith(OURS) and not rel.startswith(".git/agentguard/outcome")}  # a stat cache
 
 
 def installed_or_not(repo, installed, uninstalled):

@@ -4,6 +4,9 @@
     check [--cwd DIR] [--json] --write PATH  a file an agent's file tool is about to write
     check --hook HARNESS                     one tool call as HARNESS's hook hands it over (stdin);
                                              exit 0 allow, 2 block (see harnesshook)
+    check --after [--cwd DIR] [--json]       after a tool call: undo what it did to the guard
+                                             (exit 0 nothing to undo, 3 undone, 1 not all undone)
+    check --after --hook HARNESS             the same, answered in HARNESS's post-tool-call terms
 
 Exit 0 allow, 1 block, 2 usage error; ``--json`` prints {"decision", "rule", "reason"}. It reads
 the repository and never changes anything. Anything unexpected ends in a block.
@@ -16,7 +19,8 @@ from .analyse import Analyser
 from ..gitio import scrubbed_env
 from ..rules import Block
 
-USAGE = "usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check --hook HARNESS"
+USAGE = ("usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check [--after] --hook HARNESS"
+         " | check --after [--cwd DIR] [--json]")
 
 
 def analyse(command=None, write=None, cwd="."):
@@ -74,12 +78,20 @@ def parse_args(argv):
 
 def main(argv, out=None):
     out = out or sys.stdout
+    after = bool(argv) and argv[0] == "--after"
+    if after:
+        argv = argv[1:]
     hook = argv[1] if len(argv) == 2 and argv[0] == "--hook" else None
     if hook is None and argv and argv[0].startswith("--hook"):
         sys.stderr.write("%s\nagentguard check: --hook takes one harness name and nothing else\n" % USAGE)
         return 2
     try:
-        cwd, as_json, write, command = parse_args(argv) if hook is None else (".", False, None, None)
+        if hook is not None:
+            cwd, as_json, write, command = ".", False, None, None
+        elif after:
+            cwd, as_json = parse_after_args(argv)
+        else:
+            cwd, as_json, write, command = parse_args(argv)
     except ValueError as exc:
         sys.stderr.write("%s\nagentguard check: %s\n" % (USAGE, exc))
         return 2
@@ -88,11 +100,49 @@ def main(argv, out=None):
     for key in os.environ.keys() - scrubbed_env().keys():
         del os.environ[key]
     if hook is not None:
-        from .harnesshook import main as hook_main
-        return hook_main(hook)
+        from .harnesshook import main as hook_main, after_main
+        return after_main(hook) if after else hook_main(hook)
+    if after:
+        from ..outcome.after import run
+        report = run(cwd)
+        if as_json:
+            out.write(json.dumps(report.to_json()) + "\n")
+        elif report.reason():
+            out.write(report.reason() + "\n")
+        return report.status
     block = analyse(command, write, cwd)
+    record_snapshot(cwd)
     if as_json:
         out.write(json.dumps(block.to_json() if block else {"decision": "allow", "rule": "", "reason": ""}) + "\n")
     elif block is not None:
         out.write(block.reason() + "\n")
     return 0 if block is None else 1
+
+
+def record_snapshot(cwd):
+    """The guard's state before the tool call runs, for ``check --after`` (whatever the decision:
+    the call may run anyway). Never fails the check."""
+    try:
+        from ..outcome.snapshot import record
+        record(cwd)
+    except Exception:
+        pass
+
+
+def parse_after_args(argv):
+    """(cwd, as_json) of ``check --after [--cwd DIR] [--json]``."""
+    cwd, as_json = ".", False
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--json":
+            as_json = True
+        elif a == "--cwd" and i + 1 < len(argv):
+            cwd = argv[i + 1]
+            i += 1
+        elif a.startswith("--cwd="):
+            cwd = a[len("--cwd="):]
+        else:
+            raise ValueError("--after takes only --cwd DIR and --json")
+        i += 1
+    return cwd, as_json

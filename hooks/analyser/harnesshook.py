@@ -199,3 +199,26 @@ def main(harness, stdin=None, out=None, err=None):
         out.write(json.dumps(answer) + "\n")
     err.write(reason + "\n")
     return status
+
+
+def after_main(harness, stdin=None, out=None, err=None):
+    """``check --after --hook HARNESS``: the after-check for the tool call in the harness's post-call
+    payload (its ``cwd``); a repair is told on stderr with exit 2."""
+    from ..outcome.after import run
+    stdin = stdin or sys.stdin.buffer
+    err = err or sys.stderr
+    if harness not in PROTOCOLS:
+        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(PROTOCOLS)))
+        return 2
+    data = stdin.read(MAX_PAYLOAD + 1)
+    try:
+        payload = json.loads(data.decode("utf-8"))
+        cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    except Exception:
+        cwd = None
+    cwd = cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd()
+    report = run(cwd)
+    if report.decision == "unchanged":
+        return 0
+    err.write(report.reason() + "\n")
+    return 2

@@ -1,6 +1,8 @@
 """git config: switching hooks off (core.hooksPath, --edit) and aliases that skip hooks."""
 from ...rules import Block
 from ...bypass import alias_skips_hooks
+from ...guardconfig import INCLUDE_KEYS, GUARD_ALIAS, rule_for  # noqa: F401 (GUARD_ALIAS: re-exported)
+from ..repoview import follows_remote
 from ..shellparse import DYN
 
 _READ = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool")
@@ -31,25 +33,16 @@ def config(call, ctx):
     key = words[0]
     if DYN in key:
         raise Block("unanalysable", "a variable names a config key")
-    low = key.lower()
-    if low == "core.hookspath":
-        raise Block("hooks-path", "git config core.hooksPath")
-    if low.startswith(GUARD_ALIAS) or (low.startswith("remote.") and low.endswith((".pushurl", ".vcs"))):
-        raise Block("push-guard", "git config %s, which can take pushes around the push guard in git's transport"
-                    % key)
-    if low.startswith(INCLUDE_KEYS):
-        raise Block("hooks-path", "git config %s (an included file can switch hooks off)" % key)
-    if ctx.repo is not None and _moves_a_followed_remote(low, key, ctx.repo):
-        raise Block("remote-config", "git config %s" % key)
-    if low.startswith("alias."):
-        value = words[1] if len(words) > 1 else ""
-        if alias_skips_hooks(value):
-            raise Block("no-verify", "an alias that skips hooks")
-        ctx.state.aliases[low[len("alias."):]] = value
+    value = words[1] if len(words) > 1 else ""
+    repo = ctx.repo
+    found = rule_for(key, value, follows=(lambda name: follows_remote(repo, name)) if repo is not None else None,
+                     protects=repo.policy.is_protected if repo is not None else None)
+    if found is not None:
+        raise Block(*found)
+    if key.lower().startswith("alias."):
+        ctx.state.aliases[key.lower()[len("alias."):]] = value
 
 
-INCLUDE_KEYS = ("include.", "includeif.")
-GUARD_ALIAS = "alias.remote-"  # git runs `git remote-<x>` for an <x>:: URL: an alias there replaces the helper
 CONFIG_FILE_ENV = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG")
 
 
@@ -85,16 +78,3 @@ def config_sources(call, ctx):
         _, alias = gitio.run(overrides + ["config", "--get", "alias." + call.cmd], cwd=ctx.state.cwd, env=run_env)
         if alias and alias_skips_hooks(alias.decode("utf-8", "replace").strip()):
             raise Block("no-verify", "an alias that skips hooks, from config this command makes git read")
-
-
-def _moves_a_followed_remote(low, key, repo):
-    """``remote.<recorded>.url`` (pushurl, fetch, and the transport keys the runtime records with the
-    URL), or any ``url.<base>.insteadOf``: where a remote protected branches follow is fetched from."""
-    from ..repoview import follows_remote
-    from ...repostate import TRANSPORT_KEYS
-    if low.startswith("remote.") and low.endswith((".url", ".pushurl", ".fetch") +
-                                                   tuple("." + k for k in TRANSPORT_KEYS)):
-        return follows_remote(repo, key[len("remote."):key.rindex(".")])
-    if low.startswith("url.") and low.endswith((".insteadof", ".pushinsteadof")):
-        return True  # a rewrite can point any recorded remote elsewhere; its prefix is not worth guessing
-    return False

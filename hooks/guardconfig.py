@@ -1,0 +1,78 @@
+"""The git config entries that matter to the guard, decided once: the analyser blocks a command
+that sets one (``git config``), the after-check (``hooks/outcome``) undoes a tool call that changed
+one by any route (an editor, a script, ``sed -i .git/config``).
+
+Keys are in git's canonical form: section and variable lower-case, the subsection as written.
+"""
+from .bypass import alias_skips_hooks
+
+INCLUDE_KEYS = ("include.", "includeif.")
+GUARD_ALIAS = "alias.remote-"  # git runs `git remote-<x>` for an <x>:: URL: an alias there replaces the helper
+# what says where a remote is fetched from and pushed to (the runtime records the URL with these)
+REMOTE_VARS = ("url", "pushurl", "fetch", "uploadpack", "vcs")
+UPSTREAM_VARS = ("merge", "remote", "pushremote")
+# Settings whose value is a program git runs later, in any git command a person or a script runs:
+# outside every tool call, so a program set here could undo the guard where no check looks.
+# (section, variable) with None for "any subsection", "" for none.
+PROGRAMS = (
+    ("core", "", ("fsmonitor", "sshcommand", "askpass", "editor", "pager", "gitproxy", "alternaterefscommand")),
+    ("sequence", "", ("editor",)), ("diff", "", ("external",)), ("gpg", "", ("program",)),
+    ("gpg", None, ("program",)), ("credential", "", ("helper",)), ("credential", None, ("helper",)),
+    ("diff", None, ("command", "textconv")), ("merge", None, ("driver",)),
+    ("filter", None, ("clean", "smudge", "process")), ("pager", "", None), ("uploadpack", "", ("packobjectshook",)),
+    ("interactive", "", ("difffilter",)), ("mergetool", None, ("cmd",)), ("difftool", None, ("cmd",)),
+    ("remote", None, ("receivepack", "uploadpack")),
+)
+# One `git config --get-regexp` pattern that finds every key ``rule_for`` may answer for.
+WATCHED = (r"^(core\.(hookspath|fsmonitor|sshcommand|askpass|editor|pager|gitproxy|alternaterefscommand)"
+           r"|includeif\..+|include\..+|alias\..+|remote\..+\.(url|pushurl|fetch|uploadpack|vcs|receivepack)"
+           r"|url\..+\.(insteadof|pushinsteadof)|branch\..+\.(merge|remote|pushremote)"
+           r"|sequence\.editor|diff\.external|gpg\.(.+\.)?program|credential\.(.+\.)?helper"
+           r"|diff\..+\.(command|textconv)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|pager\..+"
+           r"|uploadpack\.packobjectshook|interactive\.difffilter|(mergetool|difftool)\..+\.cmd)$")
+
+
+def split(key):
+    """(section, subsection, variable) of a config key; section and variable lower-cased."""
+    section, _, rest = key.partition(".")
+    sub, _, var = rest.rpartition(".")
+    return section.lower(), sub, var.lower()
+
+
+def canonical(key):
+    section, sub, var = split(key)
+    return "%s.%s.%s" % (section, sub, var) if sub else "%s.%s" % (section, var)
+
+
+def rule_for(key, value="", follows=None, protects=None):
+    """(rule, detail) when setting or unsetting ``key`` (to ``value``) changes what the guard relies
+    on, else None. ``follows(name)``: protected branches follow remote ``name``; ``protects(branch)``:
+    ``branch`` is protected (both None when unknown: then no remote and no branch counts)."""
+    section, sub, var = split(key)
+    low = key.lower()
+    if low == "core.hookspath":
+        return "hooks-path", "git config core.hooksPath"
+    if low.startswith(GUARD_ALIAS) or (section == "remote" and sub and var in ("pushurl", "vcs")):
+        return "push-guard", "git config %s, which can take pushes around the push guard in git's transport" % key
+    if low.startswith(INCLUDE_KEYS):
+        return "hooks-path", "git config %s (an included file can switch hooks off)" % key
+    if section == "remote" and sub and var in REMOTE_VARS and follows is not None and follows(sub):
+        return "remote-config", "git config %s" % key
+    if section == "url" and var in ("insteadof", "pushinsteadof"):
+        return "remote-config", "git config %s" % key  # a rewrite can point any recorded remote elsewhere
+    if section == "branch" and sub and var in UPSTREAM_VARS and protects is not None and protects(sub):
+        return "remote-config", "git config %s (what protected branch %s follows)" % (key, sub)
+    if section == "alias" and alias_skips_hooks(value or ""):
+        return "no-verify", "an alias that skips hooks"
+    if runs_program(section, sub, var):
+        return "program-config", "git config %s" % key
+    return None
+
+
+def runs_program(section, sub, var):
+    for sec, subsection, names in PROGRAMS:
+        if sec != section or (subsection == "" and sub) or (subsection is None and not sub):
+            continue
+        if names is None or var in names:
+            return True
+    return False

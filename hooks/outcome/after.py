@@ -1,0 +1,175 @@
+"""``agentguard check --after``: compare the repository with the snapshot taken before the tool call
+(the install's record when there is none) and undo what the call did to the guard: config entries
+the guard's rules read, the guard's files and the files that can switch it off, protected refs."""
+import os
+from collections import Counter
+
+from .. import audit, gitio, guardconfig
+from ..repostate import RepoState
+from . import refs as refs_mod
+from . import snapshot, store
+from .report import RULE, UNCHANGED, Report
+
+ROUNDS = 3  # config undone, read again: an included file taken away can uncover (or hide) more
+
+
+def run(cwd="."):
+    """The Report of one after-check in the repository at ``cwd`` (never raises)."""
+    report = Report()
+    where = None
+    try:
+        where = snapshot.locate(cwd)
+        if where is None:
+            return report
+        if not os.path.isdir(where.ag_home):
+            if _names_agentguard(os.path.join(where.hooks_dir, "reference-transaction")):
+                report.fail("the guard's home %s is gone while git's hooks still run it; run `agentguard install`"
+                            % _show(where, where.ag_home))
+            where = None
+            return report
+        before = store.load(where.ag_home, where.top)
+        if before is not None:
+            where = snapshot.Where(**before["where"])
+        else:
+            before = from_manifest(where)
+        check(where, before, report)
+        if report.decision != UNCHANGED and not report.failed:
+            store.save(where.ag_home, snapshot.take(where, before))
+    except Exception as exc:  # a bug, git not answering: say so, never pass silently
+        report.fail("the after-check could not finish (%s)" % type(exc).__name__)
+    if where is not None and os.path.isdir(where.ag_home):
+        store.mark_unrepaired(where.ag_home, where.top, bool(report.failed))
+    if report.decision != UNCHANGED and where is not None:
+        audit.record(where.ag_home, "check --after", RULE,
+                     [(u.get("ref") or u.get("key") or u.get("path") or "", u.get("old", ""), u.get("new", ""))
+                      for u in report.undone], ["agentguard", "check", "--after"])
+    return report
+
+
+def _names_agentguard(path):
+    try:
+        with open(path, "rb") as fh:
+            return b"agentguard" in fh.read(4096)
+    except OSError:
+        return False
+
+
+def check(where, before, report):
+    policy = snapshot.policy_of(where)
+    state = RepoState(where.ag_home, cwd=where.top)
+    config, refs = snapshot.read_git(where, policy)
+    if before.get("config") is not None:
+        config = undo_config(where, before["config"], config, policy, state, report)
+    undo_files(where, before, report)
+    if policy is not None:
+        if before.get("refs") is not None:
+            refs_mod.undo(where, before["refs"], refs, policy, state, report)
+        else:
+            refs_mod.rescue_local_only(where, refs, policy, state, report)
+
+
+# -- config ---------------------------------------------------------------------------------------
+def guard_entries(config, policy, state):
+    """Counter of the (file, key, value) entries a guard rule reads (``guardconfig.rule_for``)."""
+    recorded = policy.remotes if policy is not None else None
+
+    def follows(name):
+        return recorded is None or name in recorded
+
+    protects = policy.is_protected if policy is not None else None
+    return Counter((path, key, value) for scope, path, key, value in config
+                   if path is not None and guardconfig.rule_for(key, value or "", follows, protects))
+
+
+def undo_config(where, before, now, policy, state, report):
+    want = guard_entries(before, policy, state)
+    for _ in range(ROUNDS):
+        have = guard_entries(now, policy, state)
+        added, removed = have - want, want - have
+        if not added and not removed:
+            return now
+        for path, key, value in added:
+            args = ["config", "--file", path, "--unset-all", key]
+            if value is not None:
+                args[3:3] = ["--fixed-value"]
+                args.append(value)
+            rc, _ = gitio.run(args, cwd=where.top)
+            if rc == 0:
+                report.add("config", "removed %s from %s" % (_entry(key, value), _show(where, path)), key=key,
+                           new=value or "", path=path)
+        for path, key, value in removed:
+            rc, _ = gitio.run(["config", "--file", path, "--add", key, value if value is not None else "true"],
+                              cwd=where.top)
+            if rc == 0:
+                report.add("config", "put back %s in %s" % (_entry(key, value), _show(where, path)), key=key,
+                           old=value or "", path=path)
+        now = snapshot.read_git(where)[0]
+    have = guard_entries(now, policy, state)
+    for path, key, value in (have - want) + (want - have):
+        report.fail("%s in %s could not be undone" % (_entry(key, value), _show(where, path)))
+    return now
+
+
+def _entry(key, value):
+    return key if value is None else "%s=%s" % (key, value)
+
+
+def _show(where, path):
+    for base in (where.top, os.path.expanduser("~")):
+        rel = os.path.relpath(path, base)
+        if not rel.startswith(".."):
+            return rel if base == where.top else os.path.join("~", rel)
+    return path
+
+
+# -- files ----------------------------------------------------------------------------------------
+def same(a, b):
+    return a is not None and b is not None and a[0] == b[0] and a[1] == b[1] and a[6] == b[6]
+
+
+def undo_files(where, before, report):
+    old = before.get("files") or {}
+    now = snapshot.files(where, old)
+    paths = set(now) | set(old) if not before.get("owned_only") else set(old)
+    for path in sorted(paths):
+        b, n = old.get(path), now.get(path)
+        if b is None and n is None or same(b, n):
+            continue
+        shown = _show(where, path)
+        if b is None:
+            _remove(path)
+            report.add("file", "removed %s, which the call added (its bytes are kept in %s)"
+                       % (shown, _show(where, os.path.join(store.home(where.ag_home), "store", n[6]))), path=path)
+            continue
+        data = store.get(where.ag_home, b[6])
+        if data is None:
+            report.fail("%s changed and its earlier bytes are not kept; run `agentguard install`" % shown)
+            continue
+        _remove(path)
+        if b[0] == "l":
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            os.symlink(os.fsdecode(data), path)
+        else:
+            store.write_atomic(path, data, b[1])
+        how = "it was deleted" if n is None else "its mode was changed" if n[6] == b[6] else "it was changed"
+        report.add("file", "restored %s (%s)" % (shown, how), path=path)
+
+
+def _remove(path):
+    """Take ``path`` away: a file or link is unlinked (its bytes are in the store), a directory where a
+    file was is moved aside, never deleted."""
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.replace(path, path + ".agentguard-moved-%d" % os.getpid())
+        elif os.path.lexists(path):
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+# -- no snapshot ------------------------------------------------------------------------------------
+def from_manifest(where):
+    """A baseline from the install's record: the files it wrote whole, with their hashes and modes."""
+    files = {path: ["f", mode, None, None, None, None, digest]
+             for path, (digest, mode) in snapshot.owned_files(where, snapshot.install_record(where)).items()}
+    return {"files": files, "config": None, "refs": None, "owned_only": True}

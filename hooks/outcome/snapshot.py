@@ -1,0 +1,266 @@
+"""The guard's state in one work tree, as the after-check compares it: the files the guard is made
+of or that can switch it off (stat, and a hash when the stat changed), the config entries the
+guard's rules read (``guardconfig.WATCHED``, every level, one git process) and every protected
+branch with its remote-tracking refs (one more git process, run alongside)."""
+import fnmatch
+import hashlib
+import os
+import stat
+
+from .. import gitio, guardconfig, guardpaths
+from ..policy import PolicyError, load_snapshot
+from . import store
+
+SKIP_IN_HOME = ("audit.jsonl", "lock", store.DIR)  # what changes on its own: the log, the lock, these records
+NOT_WATCHED = (".claude.json",)  # written by the harness itself all the time (not by tool calls)
+MAX_FILES = 3000
+
+
+class Where:
+    """Where one work tree's guard lives."""
+
+    def __init__(self, top, git_dir, common_dir, hooks_dir):
+        self.top, self.git_dir, self.common_dir, self.hooks_dir = top, git_dir, common_dir, hooks_dir
+        self.ag_home = os.path.join(common_dir, "agentguard")
+
+    def to_json(self):
+        return {"top": self.top, "git_dir": self.git_dir, "common_dir": self.common_dir, "hooks_dir": self.hooks_dir}
+
+
+def locate(cwd):
+    """The Where of the work tree at ``cwd``, or None (not in a work tree, or git not answering)."""
+    try:
+        rc, out = gitio.run(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir",
+                             "--git-path", "hooks"], cwd=cwd, env=gitio.scrubbed_env())
+    except gitio.GitError:
+        return None
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    if rc != 0 or len(lines) < 4:
+        return None
+    base = os.path.abspath(cwd)
+    top, git_dir, common, hooks = lines[:4]
+    return Where(top, git_dir, os.path.normpath(os.path.join(base, common)),
+                 os.path.normpath(os.path.join(base, hooks)))
+
+
+def record(cwd, fresh=False):
+    """Take and keep the snapshot of the work tree at ``cwd`` (when agentguard is installed there),
+    unless an after-check left damage it could not undo (``fresh``: install's new baseline)."""
+    where = locate(cwd)
+    if where is None or not os.path.isdir(where.ag_home):
+        return None
+    if fresh:
+        store.mark_unrepaired(where.ag_home, where.top, False)
+    elif os.path.exists(store.unrepaired_path(where.ag_home, where.top)):
+        return None
+    previous = store.load(where.ag_home, where.top)
+    snapshot = take(where, previous)
+    if previous is not None and not fresh:
+        snapshot["refs"] = settled_refs(where, previous["refs"], snapshot["refs"])
+    store.save(where.ag_home, snapshot)
+    return snapshot
+
+
+def take(where, previous=None):
+    """The snapshot dict of ``where`` now; ``previous`` lends the hashes of files whose stat is unchanged.
+    A file install wrote whole is recorded as install wrote it, whatever it holds now: damage to it
+    (in this call or between calls) is never taken as the state to keep."""
+    record = install_record(where)
+    config, refs = read_git(where, policy_of(where, record))
+    found = files(where, (previous or {}).get("files") or {})
+    for path, (digest, mode) in owned_files(where, record).items():
+        entry = found.get(path)
+        if entry is None or entry[0] != "f" or entry[1] != mode or entry[6] != digest:
+            found[path] = ["f", mode, None, None, None, None, digest]
+    return {"top": where.top, "where": where.to_json(), "files": found, "config": config, "refs": refs}
+
+
+def settled_refs(where, before, now):
+    """``now``, except a protected branch that moved to commits no counterpart has since ``before``:
+    it is recorded where it was, so the next after-check puts it back."""
+    from ..repostate import RepoState
+    from . import refs as refs_mod
+    policy = policy_of(where)
+    if policy is None:
+        return now
+    state = RepoState(where.ag_home, cwd=where.top)
+    out = dict(now)
+    for ref in sorted(set(before) | set(now)):
+        if ref.startswith("refs/heads/") and before.get(ref) != now.get(ref) and before.get(ref) is not None:
+            if now.get(ref) is None or not refs_mod.may_stand(ref[len("refs/heads/"):], now[ref], before[ref], now,
+                                                               policy, state):
+                out[ref] = before[ref]
+    return out
+
+
+def install_record(where):
+    """install's manifest (a dict; {} when there is none that reads)."""
+    import json
+    try:
+        with open(os.path.join(where.ag_home, "manifest.json"), "rb") as fh:
+            data = json.loads(fh.read(1 << 22).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def owned_files(where, record):
+    """{path: (sha256, mode)} of the files install wrote whole (the guard's home, the hooks, the adapter
+    files), not the settings it merged into a user's file (the user may change those)."""
+    owned = record.get("owned")
+    adapters = record.get("adapters")
+    adapters = {os.path.join(where.top, rel) for rel in adapters} if isinstance(adapters, dict) else set()
+    out = {}
+    for path, value in owned.items() if isinstance(owned, dict) else ():
+        mine = path in adapters or any(guardpaths.inside(path, d) for d in (where.ag_home, where.hooks_dir))
+        if mine and isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) \
+                and isinstance(value[1], int):
+            out[path] = (value[0], value[1])
+    return out
+
+
+def policy_of(where, record=None):
+    """The policy install recorded (its manifest: the policy file is one of the files a call can
+    change), else the policy snapshot, or None."""
+    from ..policy import Policy
+    record = install_record(where) if record is None else record
+    try:
+        return Policy.from_json(record.get("policy"))
+    except (PolicyError, TypeError, AttributeError):
+        pass
+    try:
+        return load_snapshot(where.ag_home)
+    except PolicyError:
+        return None
+
+
+def read_git(where, policy=None):
+    """(config entries, {protected ref: oid}): two git processes, run at the same time."""
+    policy = policy_of(where) if policy is None else policy
+    patterns = list(policy.branches) if policy is not None else []
+    config_out, refs_out = gitio.run_many([
+        ["config", "-z", "--show-scope", "--show-origin", "--get-regexp", guardconfig.WATCHED],
+        ["for-each-ref", "--format=%(objectname) %(refname)"]
+        + [p for pat in patterns for p in ("refs/heads/" + pat, "refs/remotes/*/" + pat)]], cwd=where.top,
+        env=gitio.scrubbed_env())
+    if refs_out[0] != 0 or config_out[0] not in (0, 1):
+        raise gitio.GitError("git cannot read this repository's refs or config")
+    refs = {}
+    if patterns:
+        for line in refs_out[1].decode("utf-8", "surrogateescape").splitlines():
+            oid, _, ref = line.partition(" ")
+            if protected_ref(ref, policy):
+                refs[ref] = oid
+    return parse_config(config_out[1], where.top), refs
+
+
+def protected_ref(ref, policy):
+    """True for ``refs/heads/<protected>`` and ``refs/remotes/<remote>/<protected>``."""
+    if ref.startswith("refs/heads/"):
+        return policy.is_protected(ref[len("refs/heads/"):])
+    if ref.startswith("refs/remotes/"):
+        rest = ref[len("refs/remotes/"):]
+        return any(policy.is_protected(rest[i + 1:]) for i, c in enumerate(rest) if c == "/")
+    return False
+
+
+def parse_config(data, cwd):
+    """[[scope, file, key, value]] of `git config -z --show-scope --show-origin` output (value None:
+    a key without ``=``); ``file`` absolute, or None for the command line."""
+    items = data.split(b"\0")
+    out = []
+    for i in range(0, len(items) - 2, 3):
+        scope, origin, entry = (x.decode("utf-8", "surrogateescape") for x in items[i:i + 3])
+        key, newline, value = entry.partition("\n")
+        path = os.path.normpath(os.path.join(cwd, origin[len("file:"):])) if origin.startswith("file:") else None
+        out.append([scope, path, key, value if newline else None])
+    return out
+
+
+def watched_paths(where):
+    """Every path the snapshot covers (the files that exist; a missing one is simply not listed)."""
+    found: list = []
+    try:
+        names = sorted(os.listdir(where.ag_home))
+    except OSError:
+        names = []
+    for name in names:
+        if name not in SKIP_IN_HOME:
+            _add_tree(os.path.join(where.ag_home, name), found)
+    _add_tree(where.hooks_dir, found, depth=1)
+    for rel in guardpaths.WORKTREE_FILES:
+        _add_pattern(os.path.join(where.top, *rel.split("/")), found)
+    for path in guardpaths.user_files():
+        if os.path.basename(path) not in NOT_WATCHED:
+            _add_pattern(path, found)
+    return found[:MAX_FILES]
+
+
+def _add_pattern(path, found):
+    directory, name = os.path.split(path)
+    if "*" not in name:
+        _add_tree(path, found)
+        return
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return
+    for entry in names:
+        if fnmatch.fnmatchcase(entry, name):
+            _add_tree(os.path.join(directory, entry), found)
+
+
+def _add_tree(path, found, depth=6):
+    """``path`` when it is a file or a symlink, every file below it when it is a directory."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return
+    if not stat.S_ISDIR(mode):
+        found.append(path)
+        return
+    if depth <= 0 or len(found) > MAX_FILES:
+        return
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return
+    for name in names:
+        _add_tree(os.path.join(path, name), found, depth - 1)
+
+
+def files(where, previous, ag_home=None):
+    """{path: [type, mode, size, mtime_ns, ctime_ns, inode, sha256]} of the watched files; the bytes
+    of every version seen go to the store."""
+    out = {}
+    for path in watched_paths(where):
+        entry = describe(path, previous.get(path), ag_home or where.ag_home)
+        if entry is not None:
+            out[path] = entry
+    return out
+
+
+def describe(path, known=None, ag_home=None):
+    """The entry of one file now (None when it is gone); ``known`` lends its hash when the stat matches."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    kind = "l" if stat.S_ISLNK(st.st_mode) else "f" if stat.S_ISREG(st.st_mode) else "o"
+    sig = [kind, stat.S_IMODE(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
+    if isinstance(known, list) and known[:6] == sig and isinstance(known[6], str):
+        return sig + [known[6]]
+    if kind == "l":
+        target = os.fsencode(os.readlink(path))
+        digest = store.put(ag_home, target) if ag_home else hashlib.sha256(target).hexdigest()
+    elif kind == "f":
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read(store.MAX_FILE + 1)
+        except OSError:
+            return sig + [""]
+        digest = store.put(ag_home, data) if ag_home and len(data) <= store.MAX_FILE else \
+            hashlib.sha256(data).hexdigest()
+    else:
+        digest = ""
+    return sig + [digest]

@@ -1,0 +1,95 @@
+"""``<git common dir>/agentguard/outcome/``: the snapshots and the bytes they name.
+
+``store/<sha256>`` holds every version of a watched file a snapshot has seen, so the after-check can
+put back the bytes that were there before a tool call (and keep those it takes away);
+``<worktree key>.json`` is the snapshot of one work tree. Written atomically, read bounded."""
+import hashlib
+import json
+import os
+import tempfile
+
+DIR = "outcome"
+FORMAT = 1
+MAX_SNAPSHOT = 8 << 20
+MAX_FILE = 4 << 20  # a watched file larger than this is compared, but its bytes are not kept
+
+
+def home(ag_home):
+    return os.path.join(ag_home, DIR)
+
+
+def snapshot_path(ag_home, top):
+    return os.path.join(home(ag_home), hashlib.sha256(os.fsencode(top)).hexdigest()[:20] + ".json")
+
+
+def write_atomic(path, data, mode=0o644):
+    directory = os.path.dirname(path)
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".agentguard-tmp-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def put(ag_home, data):
+    """Keep ``data`` under its hash; returns the hash."""
+    digest = hashlib.sha256(data).hexdigest()
+    path = os.path.join(home(ag_home), "store", digest)
+    if len(data) <= MAX_FILE and not os.path.exists(path):
+        write_atomic(path, data, 0o600)
+    return digest
+
+
+def get(ag_home, digest):
+    """The bytes kept under ``digest``, or None when they are not there (or not what they claim)."""
+    try:
+        with open(os.path.join(home(ag_home), "store", digest), "rb") as fh:
+            data = fh.read(MAX_FILE + 1)
+    except (OSError, ValueError, TypeError):
+        return None
+    return data if hashlib.sha256(data).hexdigest() == digest else None
+
+
+def load(ag_home, top):
+    """The snapshot of work tree ``top``, or None when there is none that reads."""
+    try:
+        with open(snapshot_path(ag_home, top), "rb") as fh:
+            data = json.loads(fh.read(MAX_SNAPSHOT).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("top") != top:
+        return None
+    if not all(isinstance(data.get(k), t) for k, t in (("files", dict), ("config", list), ("refs", dict))):
+        return None
+    return data
+
+
+def save(ag_home, snapshot):
+    write_atomic(snapshot_path(ag_home, snapshot["top"]),
+                 json.dumps(dict(snapshot, format=FORMAT), sort_keys=True).encode("utf-8"))
+
+
+def unrepaired_path(ag_home, top):
+    """A marker left while an after-check could not undo everything: until it is gone (a later
+    after-check succeeds, or install runs), ``check`` keeps the older snapshot instead of recording
+    the damage as the new normal."""
+    return snapshot_path(ag_home, top)[:-len(".json")] + ".unrepaired"
+
+
+def mark_unrepaired(ag_home, top, flag):
+    path = unrepaired_path(ag_home, top)
+    try:
+        if flag:
+            write_atomic(path, b"1\n")
+        elif os.path.exists(path):
+            os.unlink(path)
+    except OSError:
+        pass
