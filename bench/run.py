@@ -292,6 +292,21 @@ def _agentguard_only(repo, runs, env, quick):
         if i:
             samples.append(t)
     out["agentguard check (runtime copy, what adapters run)"] = summary(samples)
+    samples = []
+    for i in range(runs + 1):
+        t = timed(lambda: subprocess.run([check, "--after", "--json"], cwd=repo.path, env=env, capture_output=True))
+        if i:
+            samples.append(t)
+    out["agentguard check --after (runtime copy, nothing to undo)"] = summary(samples)
+    hook = os.path.join(repo.path, ".git", "hooks", "pre-commit")
+    samples = []
+    for i in range(runs + 1):
+        os.unlink(hook)
+        t = timed(lambda: subprocess.run([check, "--after", "--json"], cwd=repo.path, env=env, capture_output=True))
+        assert os.path.exists(hook), "check --after did not put the hook back"
+        if i:
+            samples.append(t)
+    out["agentguard check --after (restoring a deleted hook)"] = summary(samples)
     out.update(_harness_hooks(repo, runs, env, command))
     n = 200 if quick else 5000
     oid = repo.git("rev-parse", "HEAD").strip()
@@ -396,6 +411,9 @@ def _print(report):
         if name.startswith("agentguard check (runtime"):
             goals.append(("agentguard check (what adapters pay): median under 50 ms", value < 50, "%.0f ms" % value))
             check_ms = value
+        if name.startswith("agentguard check --after (runtime copy") and check_ms:
+            goals.append(("check --after (nothing to undo): median at most one check", value <= check_ms,
+                          "%.0f ms (%.2fx check)" % (value, value / check_ms)))
         if name.startswith("harness hook (") and check_ms:
             goals.append(("%s: at most check + 15 ms of shell and git" % name, value <= check_ms + 15,
                           "%.0f ms (%.2fx check)" % (value, value / check_ms)))

@@ -4,8 +4,6 @@ one by any route (an editor, a script, ``sed -i .git/config``).
 
 Keys are in git's canonical form: section and variable lower-case, the subsection as written.
 """
-from .bypass import alias_skips_hooks
-
 INCLUDE_KEYS = ("include.", "includeif.")
 GUARD_ALIAS = "alias.remote-"  # git runs `git remote-<x>` for an <x>:: URL: an alias there replaces the helper
 # what says where a remote is fetched from and pushed to (the runtime records the URL with these)
@@ -62,7 +60,7 @@ def rule_for(key, value="", follows=None, protects=None):
         return "remote-config", "git config %s" % key  # a rewrite can point any recorded remote elsewhere
     if section == "branch" and sub and var in UPSTREAM_VARS and protects is not None and protects(sub):
         return "remote-config", "git config %s (what protected branch %s follows)" % (key, sub)
-    if section == "alias" and alias_skips_hooks(value or ""):
+    if section == "alias" and _skips_hooks(value or ""):
         return "no-verify", "an alias that skips hooks"
     if runs_program(section, sub, var):
         return "program-config", "git config %s" % key
@@ -76,3 +74,8 @@ def runs_program(section, sub, var):
         if names is None or var in names:
             return True
     return False
+
+
+def _skips_hooks(value):
+    from .bypass import alias_skips_hooks  # its option tables load only for an alias
+    return alias_skips_hooks(value)

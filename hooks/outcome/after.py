@@ -2,7 +2,6 @@
 (the install's record when there is none) and undo what the call did to the guard: config entries
 the guard's rules read, the guard's files and the files that can switch it off, protected refs."""
 import os
-from collections import Counter
 
 from .. import audit, gitio, guardconfig
 from ..repostate import RepoState
@@ -70,22 +69,30 @@ def check(where, before, report):
 
 # -- config ---------------------------------------------------------------------------------------
 def guard_entries(config, policy, state):
-    """Counter of the (file, key, value) entries a guard rule reads (``guardconfig.rule_for``)."""
+    """{(file, key, value): count} of the entries a guard rule reads (``guardconfig.rule_for``)."""
     recorded = policy.remotes if policy is not None else None
 
     def follows(name):
         return recorded is None or name in recorded
 
     protects = policy.is_protected if policy is not None else None
-    return Counter((path, key, value) for scope, path, key, value in config
-                   if path is not None and guardconfig.rule_for(key, value or "", follows, protects))
+    counts: dict = {}
+    for scope, path, key, value in config:
+        if path is not None and guardconfig.rule_for(key, value or "", follows, protects):
+            counts[(path, key, value)] = counts.get((path, key, value), 0) + 1
+    return counts
+
+
+def minus(a, b):
+    """The entries of multiset ``a`` not in ``b`` (each as often as it is missing)."""
+    return [entry for entry, n in sorted(a.items(), key=repr) for _ in range(n - b.get(entry, 0))]
 
 
 def undo_config(where, before, now, policy, state, report):
     want = guard_entries(before, policy, state)
     for _ in range(ROUNDS):
         have = guard_entries(now, policy, state)
-        added, removed = have - want, want - have
+        added, removed = minus(have, want), minus(want, have)
         if not added and not removed:
             return now
         for path, key, value in added:
@@ -105,7 +112,7 @@ def undo_config(where, before, now, policy, state, report):
                            old=value or "", path=path)
         now = snapshot.read_git(where)[0]
     have = guard_entries(now, policy, state)
-    for path, key, value in (have - want) + (want - have):
+    for path, key, value in minus(have, want) + minus(want, have):
         report.fail("%s in %s could not be undone" % (_entry(key, value), _show(where, path)))
     return now
 

@@ -3,7 +3,6 @@ of or that can switch it off (stat, and a hash when the stat changed), the confi
 guard's rules read (``guardconfig.WATCHED``, every level, one git process) and every protected
 branch with its remote-tracking refs (one more git process, run alongside)."""
 import fnmatch
-import hashlib
 import os
 import stat
 
@@ -252,15 +251,14 @@ def describe(path, known=None, ag_home=None):
         return sig + [known[6]]
     if kind == "l":
         target = os.fsencode(os.readlink(path))
-        digest = store.put(ag_home, target) if ag_home else hashlib.sha256(target).hexdigest()
+        digest = store.put(ag_home, target) if ag_home else store.sha256(target)
     elif kind == "f":
         try:
             with open(path, "rb") as fh:
                 data = fh.read(store.MAX_FILE + 1)
         except OSError:
             return sig + [""]
-        digest = store.put(ag_home, data) if ag_home and len(data) <= store.MAX_FILE else \
-            hashlib.sha256(data).hexdigest()
+        digest = store.put(ag_home, data) if ag_home and len(data) <= store.MAX_FILE else store.sha256(data)
     else:
         digest = ""
     return sig + [digest]

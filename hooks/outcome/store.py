@@ -3,10 +3,9 @@
 ``store/<sha256>`` holds every version of a watched file a snapshot has seen, so the after-check can
 put back the bytes that were there before a tool call (and keep those it takes away);
 ``<worktree key>.json`` is the snapshot of one work tree. Written atomically, read bounded."""
-import hashlib
+import binascii
 import json
 import os
-import tempfile
 
 DIR = "outcome"
 FORMAT = 1
@@ -19,14 +18,22 @@ def home(ag_home):
 
 
 def snapshot_path(ag_home, top):
-    return os.path.join(home(ag_home), hashlib.sha256(os.fsencode(top)).hexdigest()[:20] + ".json")
+    # crc32, not a hash module (~3 ms to import on every tool call); the snapshot names its ``top``
+    name = os.path.basename(top) or "root"
+    return os.path.join(home(ag_home), "%s-%08x.json" % (name[:40], binascii.crc32(os.fsencode(top))))
+
+
+def sha256(data):
+    import hashlib  # only when a file's stat changed: the unchanged path never pays for it
+    return hashlib.sha256(data).hexdigest()
 
 
 def write_atomic(path, data, mode=0o644):
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".agentguard-tmp-", dir=directory)
+    tmp = os.path.join(directory, ".agentguard-tmp-%d-%s" % (os.getpid(), os.urandom(6).hex()))
     try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.chmod(tmp, mode)
@@ -41,7 +48,7 @@ def write_atomic(path, data, mode=0o644):
 
 def put(ag_home, data):
     """Keep ``data`` under its hash; returns the hash."""
-    digest = hashlib.sha256(data).hexdigest()
+    digest = sha256(data)
     path = os.path.join(home(ag_home), "store", digest)
     if len(data) <= MAX_FILE and not os.path.exists(path):
         write_atomic(path, data, 0o600)
@@ -55,7 +62,7 @@ def get(ag_home, digest):
             data = fh.read(MAX_FILE + 1)
     except (OSError, ValueError, TypeError):
         return None
-    return data if hashlib.sha256(data).hexdigest() == digest else None
+    return data if sha256(data) == digest else None
 
 
 def load(ag_home, top):
