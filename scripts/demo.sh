@@ -24,6 +24,13 @@ step git push origin feature:main
 step git push --no-verify origin feature:main
 step git push -q -u origin feature
 step git branch -f main feature
+# an agent's tool call that gets around the text checks: hooks deleted, main moved by hand; the
+# adapters run this after every call: it puts both back and keeps the commit on a rescue branch
+step .git/agentguard/check -- ls
+rm .git/hooks/reference-transaction && git rev-parse feature > .git/refs/heads/main
+step .git/agentguard/check --after
+step git branch --list "agentguard/rescued/*"
+git switch -q feature
 echo
 echo "main is still at: $(git rev-parse --short main) (server: $(git -C ../server.git rev-parse --short main))"
 echo "audit log: $(wc -l < .git/agentguard/audit.jsonl) refusals in .git/agentguard/audit.jsonl"

@@ -92,7 +92,7 @@ def rescue(where, branch, tip, back_to, report, why):
         return False
     report.rescued.append(name)
     where_now = " and this work tree is on that branch now" if on_it else ""
-    report.add("ref", "moved protected branch %s back to %s (%s); its commits %s..%s are on %s%s"
+    report.add("ref", "moved protected branch %s back to %s (%s); nothing is lost: its commits %s..%s are on %s%s"
                % (branch, back_to[:12] if back_to else "where it was (it did not exist)", why,
                   (back_to or "")[:7], tip[:7], name, where_now), ref=ref, old=back_to or "", new=tip)
     return True

@@ -40,8 +40,6 @@ class Report:
         if self.failed:
             parts.append("agentguard: the last tool call changed the git guard and agentguard could NOT undo: %s; "
                          "stop and ask the user to run `agentguard doctor --fix`" % "; ".join(self.failed))
-        if self.rescued:
-            parts.append("nothing was lost: the commits are on %s" % ", ".join(self.rescued))
         return ". ".join(parts) + " [rule: %s]. Instead: leave the hooks, the runtime, the adapters, git's config " \
             "and protected branches alone; work on a branch, push it and open a pull request." % RULE
 
