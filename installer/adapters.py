@@ -13,7 +13,7 @@ except ImportError:  # Python < 3.11
 
 from ..hooks.analyser.analyse import INVOLVES
 from ..hooks.version import VERSION
-from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT
+from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT, UNCHECKED
 from .errors import AgentguardError
 from .harnesses import HOOK_TIMEOUT, NAMES, copilot_hooks, hook_script
 from .hookscripts import sh_quote
@@ -63,6 +63,8 @@ def render(template, agentguard_bin):
                 .replace('"@INVOLVES_JSON@"', json.dumps(INVOLVES.pattern))
                 .replace("@PATCH_FILE@", PATCH_FILE.pattern)
                 .replace('"@HOOK_SCRIPT_JSON@"', json.dumps(hook_script()))
+                .replace('"@UNCHECKED_JSON@"', json.dumps(UNCHECKED))
+                .replace("@UNCHECKED@", UNCHECKED)
                 .replace("@HOOK_TIMEOUT@", str(HOOK_TIMEOUT))
                 .replace("@TIMEOUT@", str(TIMEOUT))
                 .replace("@VERSION@", VERSION)

@@ -593,8 +593,10 @@ def check_adapters(ctx):
         if harness in harness_mod.SETTINGS:
             rel = harness_mod.SETTINGS[harness][0]
             path, data = read_contained(top, rel, problems) or (None, None)
-            if not harness_mod.hooked(data, harness):
-                problems.append("%s does not hold agentguard's hook as install wrote it" % rel)
+            missing = harness_mod.missing_events(data, harness)
+            if missing:
+                problems.append("%s does not hold agentguard's %s hook as install wrote it"
+                                % (rel, "/".join(missing)))
             elif harness == "codex":
                 untrusted = harnesstrust.codex_hook_untrusted(path, data)
                 if untrusted:

@@ -1,11 +1,12 @@
 """The harnesses whose hook is a command in a settings file: Claude Code, Codex, Gemini CLI and
 Copilot CLI (and OpenCode, whose plugin runs the same command). One hook command for all of them;
-merging its entry into a settings file the user may already have, and taking exactly that entry
-out again; Codex's per-hook trust entry; and which harnesses a plain install sets up.
+merging its entries into a settings file the user may already have, and taking exactly those
+entries out again; Codex's per-hook trust entries; and which harnesses a plain install sets up.
 
-Every harness here runs the same POSIX-sh hook (``templates/adapters/harness-hook.sh``), which
-hands the call to the runtime copy (``check --hook HARNESS``) and blocks with exit 2: Claude Code,
-Codex and Gemini CLI take exit 1 as *allow*.
+Every harness here runs the same POSIX-sh hook (``templates/adapters/harness-hook.sh``), before each
+tool call (``check --hook HARNESS``: blocks with exit 2, since Claude Code, Codex and Gemini CLI
+take exit 1 as *allow*) and after it, once per post-call event of the harness
+(``check --after --hook HARNESS``: undoes what the call did to the guard and tells the model).
 """
 import functools
 import hashlib
@@ -21,6 +22,7 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib
 
 from ..hooks.analyser.analyse import INVOLVES
+from ..hooks.analyser.harnesshook import PROTOCOLS, UNCHECKED
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 
@@ -28,56 +30,102 @@ HOOK_TIMEOUT = 30  # seconds the harness gives the hook; the runtime gives up af
 SETTINGS_HARNESSES = ("claude", "codex", "gemini")
 WHOLE_FILE_HARNESSES = ("opencode", "copilot")
 NAMES = SETTINGS_HARNESSES + WHOLE_FILE_HARNESSES
+SH_SAFE = re.compile(r"""^[^"'`$\\\n]*$""")  # text that can sit inside the hook's double quotes
 
 
 @functools.lru_cache(maxsize=None)
 def hook_script():
     """The hook as one shell program: the template without its comments, the INVOLVES pattern
-    filled in as a POSIX ERE inside double quotes."""
+    filled in as a POSIX ERE inside double quotes, and the after-check's answer when the runtime
+    cannot give one, rendered from harnesshook's own table (``Protocol.tell``)."""
     text = resources.files("agentguard.templates").joinpath("adapters", "harness-hook.sh").read_text("utf-8")
     ere = INVOLVES.pattern.replace(r"\b", "")
     assert not set(ere) & set("\"$`'\n"), "INVOLVES must stay a plain ERE"
+    unchecked = UNCHECKED.format("{0}")
+    assert SH_SAFE.match(unchecked), "UNCHECKED must stay plain text"
     body = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    return "\n".join(body).replace("@INVOLVES_ERE@", ere.replace("\\\\", "\\\\\\\\")) + "\n"
+    return ("\n".join(body).replace("@INVOLVES_ERE@", ere.replace("\\\\", "\\\\\\\\"))
+            .replace("@UNCHECKED@", UNCHECKED.format("$w")).replace("@AFTER_ANSWER@", _after_answers()) + "\n")
 
 
-def hook_command(harness):
-    """What each harness's settings run: ``sh -c '<hook>' agentguard HARNESS``."""
+def _after_answers():
+    """A ``case "$1"`` that answers, in each harness's post-hook terms, with the reason in ``$r``
+    and the event in ``$2``: the same answer ``harnesshook.after_main`` gives."""
+    branches = {}
+    for harness in NAMES:
+        protocol = PROTOCOLS[harness]
+        answer, status = protocol.tell("$r", "$2") if protocol.tell is not None else (None, 2)
+        if answer is None:
+            line = 'echo "$r" >&2; exit %d' % status
+        else:
+            text = json.dumps(answer)
+            assert SH_SAFE.match(text.replace("$r", "").replace("$2", "").replace('"', ""))
+            line = 'echo "%s"; exit %d' % (text.replace('"', '\\"'), status)
+        branches.setdefault(line, []).append(harness)
+    return "case \"$1\" in\n%s\nesac" % "\n".join("%s) %s;;" % ("|".join(names), line)
+                                              for line, names in branches.items())
+
+
+def hook_command(harness, event=None):
+    """What each harness's settings run: ``sh -c '<hook>' agentguard HARNESS`` before a tool call,
+    and ``... agentguard HARNESS EVENT`` for each of its post-call events."""
     script = hook_script()
     assert "'" not in script
-    return "sh -c '%s' agentguard %s" % (script, harness)
+    assert event is None or re.match(r"^[A-Za-z.]+$", event)
+    return "sh -c '%s' agentguard %s%s" % (script, harness, " " + event if event else "")
 
 
 # -- settings files (Claude Code, Codex, Gemini CLI) ---------------------------------------------
-# harness -> (path in the work tree, hook event, matcher, the hook's entry without its command)
+# harness -> (path in the work tree, [(hook event, matcher)], the hook's entry without its command).
+# The first event runs the check before a tool call; the others (the harness's post-call events,
+# from harnesshook.PROTOCOLS) the after-check, for the same tools.
+def _events(pre, harness, matcher):
+    return [(pre, matcher)] + [(event, matcher) for event in PROTOCOLS[harness].post]
+
+
 SETTINGS = {
-    "claude": (".claude/settings.json", "PreToolUse", "Bash|Write|Edit|MultiEdit|NotebookEdit",
+    "claude": (".claude/settings.json", _events("PreToolUse", "claude", "Bash|Write|Edit|MultiEdit|NotebookEdit"),
                {"type": "command", "timeout": HOOK_TIMEOUT}),
-    "codex": (".codex/hooks.json", "PreToolUse", "Bash|apply_patch",
+    "codex": (".codex/hooks.json", _events("PreToolUse", "codex", "Bash|apply_patch"),
               {"type": "command", "timeout": HOOK_TIMEOUT}),
-    "gemini": (".gemini/settings.json", "BeforeTool", "run_shell_command|write_file|replace",
+    "gemini": (".gemini/settings.json", _events("BeforeTool", "gemini", "run_shell_command|write_file|replace"),
                {"type": "command", "name": "agentguard", "timeout": HOOK_TIMEOUT * 1000}),
 }
 
 
-def settings_group(harness):
-    """The one matcher group install adds to ``harness``'s settings file."""
-    _, _, matcher, hook = SETTINGS[harness]
-    entry = {"type": hook["type"], "command": hook_command(harness)}
+def events(harness):
+    """The hook events agentguard hooks in ``harness``'s settings file, the pre-call one first."""
+    return [event for event, _ in SETTINGS[harness][1]]
+
+
+def _post(harness, event):
+    """The event argument of the hook command for ``event`` (None: the pre-call check)."""
+    return None if event == SETTINGS[harness][1][0][0] else event
+
+
+def settings_group(harness, event=None):
+    """The matcher group install adds to ``harness``'s settings file for ``event`` (default: the
+    pre-call event)."""
+    pairs = SETTINGS[harness][1]
+    event = event or pairs[0][0]
+    matcher = dict(pairs)[event]
+    hook = SETTINGS[harness][2]
+    entry = {"type": hook["type"], "command": hook_command(harness, _post(harness, event))}
     entry.update(hook)
     return {"matcher": matcher, "hooks": [entry]}
 
 
-def _is_ours(group, harness):
+def _is_ours(group, harness, event):
     if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
         return False
-    tail = "' agentguard %s" % harness
+    post = _post(harness, event)
+    tail = "' agentguard %s%s" % (harness, " " + post if post else "")
     return any(isinstance(h, dict) and isinstance(h.get("command"), str) and h["command"].endswith(tail)
                and h["command"].startswith("sh -c '") for h in group["hooks"])
 
 
 def _load_settings(original, harness):
-    rel, event = SETTINGS[harness][:2]
+    rel = SETTINGS[harness][0]
     if original is None:
         return {}
     try:
@@ -86,7 +134,7 @@ def _load_settings(original, harness):
         raise AgentguardError("%s is not JSON agentguard can merge into (%s); fix it, or leave this harness out "
                               "with --harness" % (rel, safe(str(exc), 80)))
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict) \
-            or not isinstance(data.get("hooks", {}).get(event, []), list):
+            or not all(isinstance(data.get("hooks", {}).get(event, []), list) for event in events(harness)):
         raise AgentguardError("%s has an unexpected shape (hooks is not an object of lists); add agentguard's hook "
                               "by hand or leave this harness out with --harness" % rel)
     return data
@@ -102,36 +150,47 @@ def _dump(data, like=None):
 
 
 def merge_settings(original, harness):
-    """``original`` settings bytes (None: no file) with agentguard's hook group in place: an older
-    agentguard group is replaced where it stands, otherwise the group is appended. Every other key,
-    hook and permission stays. Returns the bytes to write (``original`` itself when nothing changes)."""
-    event = SETTINGS[harness][1]
+    """``original`` settings bytes (None: no file) with agentguard's hook group in place for each of
+    the harness's events: an older agentguard group is replaced where it stands, otherwise the group
+    is appended. Every other key, hook and permission stays. Returns the bytes to write
+    (``original`` itself when nothing changes)."""
     data = _load_settings(original, harness)
-    groups = data.setdefault("hooks", {}).setdefault(event, [])
-    want = settings_group(harness)
-    at = [i for i, g in enumerate(groups) if _is_ours(g, harness)]
-    if len(at) == 1 and groups[at[0]] == want:
-        return original
-    for i in reversed(at[1:]):
-        del groups[i]
-    if at:
-        groups[at[0]] = want
-    else:
-        groups.append(want)
-    return _dump(data, original)
+    changed = False
+    for event in events(harness):
+        groups = data.setdefault("hooks", {}).setdefault(event, [])
+        want = settings_group(harness, event)
+        at = [i for i, g in enumerate(groups) if _is_ours(g, harness, event)]
+        if len(at) == 1 and groups[at[0]] == want:
+            continue
+        changed = True
+        for i in reversed(at[1:]):
+            del groups[i]
+        if at:
+            groups[at[0]] = want
+        else:
+            groups.append(want)
+    return _dump(data, original) if changed else original
+
+
+def _created(created, harness, event):
+    """Did install create ``event``'s list? (``event`` alone: an install before the after-check, which
+    hooked the pre-call event only.)"""
+    return "event:" + event in created or (event == events(harness)[0] and "event" in created)
 
 
 def unmerge_settings(current, harness, created):
-    """``current`` without agentguard's group; ``created`` lists the containers install created
-    ("file", "hooks", "event"), which go again when empty. Returns bytes, or None for no file."""
-    event = SETTINGS[harness][1]
+    """``current`` without agentguard's groups; ``created`` lists the containers install created
+    ("file", "hooks", "event:<event>"), which go again when empty. Returns bytes, or None for no file."""
     data = _load_settings(current, harness)
     hooks = data.get("hooks", {})
-    groups = [g for g in hooks.get(event, []) if not _is_ours(g, harness)]
-    if groups or "event" not in created:
-        hooks[event] = groups
-    else:
-        hooks.pop(event, None)
+    for event in events(harness):
+        if event not in hooks:
+            continue
+        groups = [g for g in hooks[event] if not _is_ours(g, harness, event)]
+        if groups or not _created(created, harness, event):
+            hooks[event] = groups
+        else:
+            hooks.pop(event)
     if not hooks and "hooks" in created:
         data.pop("hooks", None)
     if not data and "file" in created:
@@ -140,32 +199,42 @@ def unmerge_settings(current, harness, created):
 
 
 def created_containers(original, harness):
-    """What merge_settings will create in ``original``: the file, the hooks object, the event list."""
+    """What merge_settings will create in ``original``: the file, the hooks object, each event list."""
     if original is None:
-        return ["file", "hooks", "event"]
+        return ["file", "hooks"] + ["event:" + event for event in events(harness)]
     data = _load_settings(original, harness)
     out = [] if "hooks" in data else ["hooks"]
-    if SETTINGS[harness][1] not in data.get("hooks", {}):
-        out.append("event")
-    return out
+    return out + ["event:" + event for event in events(harness) if event not in data.get("hooks", {})]
 
 
-def _groups(data_bytes, harness):
-    """The hook groups of ``harness``'s event in a settings file ([] when unreadable)."""
+def _groups(data_bytes, harness, event):
+    """The hook groups of ``event`` in a settings file ([] when unreadable)."""
     try:
-        return _load_settings(data_bytes, harness).get("hooks", {}).get(SETTINGS[harness][1], [])
+        return _load_settings(data_bytes, harness).get("hooks", {}).get(event, [])
     except AgentguardError:
         return []
 
 
-def group_position(data_bytes, harness):
-    """(group index, hook index) of agentguard's hook in a settings file, or None."""
-    return next(((i, 0) for i, group in enumerate(_groups(data_bytes, harness)) if _is_ours(group, harness)), None)
+def positions(data_bytes, harness):
+    """[(event, (group index, hook index))] of agentguard's hooks in a settings file."""
+    out = []
+    for event in events(harness):
+        at = next((i for i, group in enumerate(_groups(data_bytes, harness, event))
+                   if _is_ours(group, harness, event)), None)
+        if at is not None:
+            out.append((event, (at, 0)))
+    return out
 
 
 def hooked(data_bytes, harness):
-    """True when the settings bytes carry exactly the group install writes."""
-    return settings_group(harness) in _groups(data_bytes, harness)
+    """True when the settings bytes carry every group install writes (before and after the call)."""
+    return all(settings_group(harness, event) in _groups(data_bytes, harness, event) for event in events(harness))
+
+
+def missing_events(data_bytes, harness):
+    """The events whose group, as install writes it, the settings bytes lack."""
+    return [event for event in events(harness) if settings_group(harness, event) not in _groups(data_bytes, harness,
+                                                                                                 event)]
 
 
 # -- whole files (Copilot CLI, OpenCode) ------------------------------------------------------------
@@ -174,8 +243,12 @@ OPENCODE_FILE = ".opencode/plugins/agentguard.js"
 
 
 def copilot_hooks():
-    return _dump({"version": 1, "hooks": {"preToolUse": [
-        {"type": "command", "bash": hook_command("copilot"), "timeoutSec": HOOK_TIMEOUT}]}})
+    """Copilot CLI's hook file: the check before every tool call (preToolUse; Copilot has no
+    matcher), the after-check after each (postToolUse, postToolUseFailure)."""
+    hooks = {"preToolUse": [{"type": "command", "bash": hook_command("copilot"), "timeoutSec": HOOK_TIMEOUT}]}
+    for event in PROTOCOLS["copilot"].post:
+        hooks[event] = [{"type": "command", "bash": hook_command("copilot", event), "timeoutSec": HOOK_TIMEOUT}]
+    return _dump({"version": 1, "hooks": hooks})
 
 
 # -- Codex: the per-hook trust entry in $CODEX_HOME/config.toml -------------------------------------
@@ -183,28 +256,36 @@ def codex_home():
     return os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
 
 
-def codex_trust(hooks_json, position, harness="codex"):
+def _snake(event):
+    """Codex's label of a hooks.json event: PreToolUse -> pre_tool_use."""
+    return re.sub(r"(?<!^)([A-Z])", r"_\1", event).lower()
+
+
+def codex_trust(hooks_json, position, event="PreToolUse", harness="codex"):
     """(key, value) of the ``[hooks.state."<key>"] trusted_hash`` entry that makes Codex run
-    agentguard's hook at ``position`` in ``hooks_json`` (an absolute path)."""
-    group = settings_group(harness)
+    agentguard's hook for ``event`` at ``position`` in ``hooks_json`` (an absolute path): the key
+    ``<path>:<event_label>:<group>:<hook>``, the sha256 of the hook's compact, key-sorted identity."""
+    group = settings_group(harness, event)
     hook = group["hooks"][0]
-    identity = {"event_name": "pre_tool_use", "matcher": group["matcher"],
+    label = _snake(event)
+    identity = {"event_name": label, "matcher": group["matcher"],
                 "hooks": [{"type": "command", "command": hook["command"], "timeout": hook["timeout"],
                            "async": False}]}
     canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    key = "%s:pre_tool_use:%d:%d" % (hooks_json, position[0], position[1])
+    key = "%s:%s:%d:%d" % (hooks_json, label, position[0], position[1])
     return key, "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def codex_trust_for(hooks_json, data):
-    """(key, value) of the trust entry for agentguard's hook in ``data``, the bytes of ``hooks_json``
-    (Codex keys it by the file's real path), or None when the file holds no agentguard hook."""
-    position = group_position(data, "codex")
-    return None if position is None else codex_trust(os.path.realpath(hooks_json), position)
+    """[(key, value)] of the trust entries for agentguard's hooks in ``data``, the bytes of
+    ``hooks_json`` (Codex keys them by the file's real path); [] when it holds none."""
+    real = os.path.realpath(hooks_json)
+    return [codex_trust(real, position, event) for event, position in positions(data, "codex")]
 
 
-def trust_block(key, value):
-    return '\n[hooks.state.%s]\ntrusted_hash = %s\n' % (json.dumps(key, ensure_ascii=False), json.dumps(value))
+def trust_block(entries):
+    return "".join('\n[hooks.state.%s]\ntrusted_hash = %s\n' % (json.dumps(key, ensure_ascii=False), json.dumps(value))
+                   for key, value in entries)
 
 
 def trusted_hash(config_bytes, key):
@@ -217,26 +298,30 @@ def trusted_hash(config_bytes, key):
     return entry.get("trusted_hash") if isinstance(entry, dict) else None
 
 
-def add_trust(config_bytes, key, value, ours=None):
-    """``config_bytes`` (None: no file) with the trust entry; ``ours`` is the block an earlier
-    install appended (replaced, not duplicated). Returns (new bytes, the block added)."""
+def add_trust(config_bytes, entries, ours=None):
+    """``config_bytes`` (None: no file) with the trust ``entries`` [(key, value)]; ``ours`` is the
+    block an earlier install appended (replaced, not duplicated). An entry the user recorded
+    already is left to them. Returns (new bytes, the block added), (config_bytes, None) when every
+    entry is in place."""
     text = (config_bytes or b"").decode("utf-8", "strict") if config_bytes is not None else ""
-    if trusted_hash(config_bytes, key) == value:
+    if all(trusted_hash(config_bytes, key) == value for key, value in entries):
         return config_bytes, None
     if ours and ours in text:
         text = text.replace(ours, "", 1)
-    elif trusted_hash(config_bytes, key) is not None:
-        raise AgentguardError("%s already trusts another hook at agentguard's place (%s); remove that "
-                              "[hooks.state] entry and run agentguard install again"
-                              % (os.path.join(codex_home(), "config.toml"), safe(key, 200)))
-    block = trust_block(key, value)
+    rest = text.encode("utf-8")
+    for key, value in entries:
+        if trusted_hash(rest, key) not in (None, value):
+            raise AgentguardError("%s already trusts another hook at agentguard's place (%s); remove that "
+                                  "[hooks.state] entry and run agentguard install again"
+                                  % (os.path.join(codex_home(), "config.toml"), safe(key, 200)))
+    block = trust_block([(key, value) for key, value in entries if trusted_hash(rest, key) is None])
     if not text:
         block = block.lstrip("\n")
     sep = "" if not text or text.endswith("\n") else "\n"
     new = (text + sep + block).encode("utf-8")
-    if trusted_hash(new, key) != value:
-        raise AgentguardError("%s could not be given agentguard's hook trust entry safely; run "
-                              "codex once with --dangerously-bypass-hook-trust or trust the hook in codex"
+    if any(trusted_hash(new, key) != value for key, value in entries):
+        raise AgentguardError("%s could not be given agentguard's hook trust entries safely; run "
+                              "codex once with --dangerously-bypass-hook-trust or trust the hooks in codex"
                               % os.path.join(codex_home(), "config.toml"))
     return new, sep + block
 

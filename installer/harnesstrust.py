@@ -47,16 +47,18 @@ def enabled_claude(ctx):
 
 
 def codex_hook_untrusted(hooks_json, data):
-    """Why Codex would skip agentguard's hook in ``data`` (the bytes of ``hooks_json``), or None.
-    Codex skips a hook whose hash its config does not record, without a word; install records it
-    (so ``doctor --fix`` puts it back)."""
+    """Why Codex would skip one of agentguard's hooks in ``data`` (the bytes of ``hooks_json``), or
+    None. Codex skips a hook whose hash its config does not record, without a word; install records
+    them (so ``doctor --fix`` puts them back)."""
     config = os.path.join(H.codex_home(), "config.toml")
-    entry = H.codex_trust_for(hooks_json, data)
-    if entry is None:
+    entries = H.codex_trust_for(hooks_json, data)
+    if not entries:
         return "%s holds no agentguard hook" % H.SETTINGS["codex"][0]
-    if H.trusted_hash(read_regular(config), entry[0]) != entry[1]:
-        return ("Codex skips agentguard's hook without a word: %s does not record its trust ([hooks.state] %s)"
-                % (config, entry[0]))
+    recorded = read_regular(config)
+    for key, value in entries:
+        if H.trusted_hash(recorded, key) != value:
+            return ("Codex skips agentguard's hook without a word: %s does not record its trust ([hooks.state] %s)"
+                    % (config, key))
     return None
 
 

@@ -1,7 +1,8 @@
 """Install and uninstall steps for the harness settings agentguard merges into rather than owns:
-Claude Code's, Codex's and Gemini CLI's settings files in the work tree, and Codex's per-hook
-trust entry in ``$CODEX_HOME/config.toml``. Each records what was there before, so uninstall
-puts back exactly that (byte for byte when nothing else changed since)."""
+Claude Code's, Codex's and Gemini CLI's settings files in the work tree (a hook group per event:
+before the tool call and after it), and Codex's per-hook trust entries in ``$CODEX_HOME/config.toml``.
+Each records what was there before, so uninstall puts back exactly that (byte for byte when nothing
+else changed since)."""
 import base64
 import os
 
@@ -19,8 +20,10 @@ def _unb64(text):
 
 
 def plan_settings(info, harnesses, previous, want):
-    """Merge agentguard's hook group into each chosen harness's settings file (through ``want``).
-    Returns (settings record, codex trust record)."""
+    """Merge agentguard's hook groups into each chosen harness's settings file (through ``want``).
+    Returns (settings record, codex trust record). ``created`` holds every container that was not
+    in the original (an install from before the after-check hooked fewer events: the events added
+    now count as created too)."""
     record = {}
     old_records = previous.get("settings") or {}
     for harness in harnesses:
@@ -32,12 +35,13 @@ def plan_settings(info, harnesses, previous, want):
         old = old_records.get(rel)
         if old and current is not None and sha256_bytes(current) == old.get("sha256"):
             original, created = _unb64(old.get("original")), old.get("created") or []
-        elif old and current is not None and H.group_position(current, harness) is not None:
-            # changed since the last install, our group still in it: what was there is the rest
+        elif old and current is not None and H.positions(current, harness):
+            # changed since the last install, our groups still in it: what was there is the rest
             created = old.get("created") or []
             original = H.unmerge_settings(current, harness, created)
         else:
-            original, created = current, H.created_containers(current, harness)
+            original, created = current, []
+        created = list(dict.fromkeys(created + H.created_containers(original, harness)))
         merged = H.merge_settings(current, harness)
         record[rel] = {"harness": harness, "original": _b64(original), "sha256": sha256_bytes(merged),
                        "created": created}
@@ -47,31 +51,33 @@ def plan_settings(info, harnesses, previous, want):
 
 
 def plan_codex_trust(info, previous, settings_record, want):
-    """The ``[hooks.state]`` entry without which Codex skips agentguard's hook, with no message."""
+    """The ``[hooks.state]`` entries without which Codex skips agentguard's hooks, with no message."""
     rel = H.SETTINGS["codex"][0]
     merged_hash = settings_record[rel]["sha256"]
     target = contained(info.top, rel)
     current_hooks = read_regular(target)
     planned = current_hooks if current_hooks is not None and sha256_bytes(current_hooks) == merged_hash \
         else H.merge_settings(current_hooks, "codex")
-    key, value = H.codex_trust_for(target, planned)
+    entries = H.codex_trust_for(target, planned)
     config = os.path.join(H.codex_home(), "config.toml")
     old = previous.get("codex_trust") or {}
     current = read_regular(config)
     ours = old.get("block") if old.get("config") == config else None
     try:
-        new, block = H.add_trust(current, key, value, ours)
+        new, block = H.add_trust(current, entries, ours)
     except UnicodeDecodeError:
         raise AgentguardError("%s is not UTF-8 text; agentguard cannot record its hook's trust there" % config)
     created = old.get("created") if ours else current is None
     if block is None:  # already trusted: by our earlier block, or by the user
         if ours and current is not None and ours in current.decode("utf-8", "replace"):
+            want(config, current, file_mode(config))  # still ours, as written (no write)
             return dict(old)
         return None
     want(config, new, file_mode(config) if current is not None else 0o600)
     made_dir = old.get("created_dir") if ours else (None if os.path.isdir(os.path.dirname(config))
                                                     else os.path.dirname(config))
-    return {"config": config, "key": key, "block": block, "created": bool(created), "created_dir": made_dir}
+    return {"config": config, "keys": [key for key, _ in entries], "block": block, "created": bool(created),
+            "created_dir": made_dir}
 
 
 def uninstall_settings(info, record, done, warnings):
@@ -88,8 +94,8 @@ def uninstall_settings(info, record, done, warnings):
             continue  # gone already, or install stopped before it merged
         if sha256_bytes(data) == rec.get("sha256"):
             restored = original
-        elif H.group_position(data, harness) is None:
-            continue  # someone took our entry out already
+        elif not H.positions(data, harness):
+            continue  # someone took our entries out already
         else:
             try:
                 restored = H.unmerge_settings(data, harness, rec.get("created") or [])

@@ -1,12 +1,16 @@
 """The real harnesses load the files `agentguard install` wrote into a real repository and
-refuse before git is reached: pi (npm), Hermes Agent and gptme (PyPI), driven without a model."""
+refuse before git is reached: pi (npm), Hermes Agent and gptme (PyPI), driven without a model.
+After each call they run the after-check: what a call did to the guard is undone and the model
+reads why in that call's result; an ordinary call shows it nothing."""
 import json
 import os
 import subprocess
-
-
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "harness"))
+from tamper import DELETED, deleting  # noqa: E402
+
 ROOT = os.path.dirname(HERE)
 NODE = os.path.join(HERE, "node")
 HERMES_PY = os.environ.get("AGENTGUARD_TEST_HERMES_PYTHON", os.path.join(ROOT, ".venv-hermes", "bin", "python"))
@@ -64,6 +68,45 @@ def test_pi_session_runs_only_what_the_extension_allows(guarded):
     assert repo.rev("main") == main and bare.rev("main") == remote
 
 
+def pre_commit(repo):
+    path = os.path.join(repo.path, ".git", "hooks", "pre-commit")
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as fh:
+        return fh.read(), os.access(path, os.X_OK)
+
+
+def test_pi_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_told(guarded):
+    """A real pi session: the extension's tool_result handler runs the after-check once the bash tool
+    ran; the result the model reads gets the reason (and is marked an error)."""
+    repo, _ = guarded
+    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    before = pre_commit(repo)
+    out = run(["node", os.path.join(NODE, "pi_session.mjs"), repo.path, deleting("pre-commit"),
+               "echo ok > ran.txt"], repo, "")
+    assert DELETED in out[0]["text"], out  # the call ran and really deleted it
+    assert out[0]["isError"] and "[rule: tool-outcome]" in out[0]["text"], out
+    assert ".git/hooks/pre-commit" in out[0]["text"], out
+    assert pre_commit(repo) == before
+    assert not out[1]["isError"] and "agentguard" not in out[1]["text"], out
+    assert os.path.exists(sentinel(repo, "ran.txt"))
+
+
+def test_pi_without_the_tool_result_handler_the_hook_stays_deleted(guarded):
+    """The control: the same session with the extension's tool_result handler switched off."""
+    repo, _ = guarded
+    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    path = os.path.join(repo.path, ".pi", "extensions", "agentguard.ts")
+    with open(path) as fh:
+        text = fh.read()
+    assert 'pi.on("tool_result"' in text
+    with open(path, "w") as fh:
+        fh.write(text.replace('pi.on("tool_result"', 'pi.on("tool_result_unused"'))
+    out = run(["node", os.path.join(NODE, "pi_session.mjs"), repo.path, deleting("pre-commit")], repo, "")
+    assert DELETED in out[0]["text"] and "tool-outcome" not in out[0]["text"], out
+    assert pre_commit(repo) is None
+
+
 # -- Hermes Agent --------------------------------------------------------------------------------
 
 def hermes_env(repo, tmp_path, enabled=True, project_plugins=True):
@@ -111,6 +154,64 @@ def test_hermes_without_the_switches_loads_nothing(guarded, tmp_path):
         assert out[0]["block"] is None
 
 
+def test_hermes_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_told(guarded, tmp_path):
+    """Hermes's real dispatch: transform_tool_result (the hook whose answer reaches the model) runs
+    the after-check and adds its reason to the terminal tool's JSON result."""
+    repo, _ = guarded
+    need(HERMES_PY)
+    before = pre_commit(repo)
+    calls = [["terminal", {"command": deleting("pre-commit")}], ["terminal", {"command": "echo ok > ran.txt"}],
+             ["read_file", {"path": "ran.txt"}]]
+    out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo, json.dumps(calls),
+              env=hermes_env(repo, tmp_path))
+    assert out[0]["block"] is None  # the check before the call could not read it
+    result = json.loads(out[0]["result"])
+    assert DELETED in result["output"], result  # the call ran and really deleted it
+    assert "[rule: tool-outcome]" in result["agentguard"] and ".git/hooks/pre-commit" in result["agentguard"]
+    assert pre_commit(repo) == before
+    assert "agentguard" not in out[1]["result"] and "agentguard" not in out[2]["result"], out
+    assert os.path.exists(sentinel(repo, "ran.txt"))
+
+
+def test_the_python_client_after_check_is_never_silent(guarded, monkeypatch):
+    """client.after (Hermes and gptme): nothing changed, nothing said; the after-check could not run
+    (no runtime copy, a crash, no answer in time): the model is told so, never silence."""
+    import importlib.util
+    import time
+
+    repo, _ = guarded
+    path = os.path.join(repo.path, ".hermes", "plugins", "agentguard", "client.py")
+    spec = importlib.util.spec_from_file_location("agentguard_hermes_client", path)
+    client = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(client)
+    monkeypatch.setattr(os, "environ", dict(repo.env))
+    assert client.after(repo.path) == (False, "")
+    check = os.path.join(repo.path, ".git", "agentguard", "check")
+    os.rename(check, check + ".away")
+    changed, said = client.after(repo.path)
+    assert changed and "could not check" in said and "its runtime copy is missing" in said
+    for script, why in (("echo boom; exit 1", "JSONDecodeError"), ("exit 5", "status 5"), ("sleep 30", "timed out")):
+        with open(check, "w") as fh:
+            fh.write("#!/bin/sh\n%s\n" % script)
+        os.chmod(check, 0o755)
+        monkeypatch.setattr(client, "TIMEOUT", 1)
+        began = time.monotonic()
+        changed, said = client.after(repo.path)
+        assert changed and "[rule: guard-error]" in said and why in said, (script, said)
+        assert time.monotonic() - began < 5
+
+
+def test_hermes_without_the_plugin_the_deleted_hook_stays_deleted(guarded, tmp_path):
+    """The control: the plugin not switched on."""
+    repo, _ = guarded
+    need(HERMES_PY)
+    out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
+              json.dumps([["terminal", {"command": deleting("pre-commit")}]]), env=hermes_env(repo, tmp_path,
+                                                                                              enabled=False))
+    assert DELETED in out[0]["result"] and "tool-outcome" not in out[0]["result"], out
+    assert pre_commit(repo) is None
+
+
 # -- gptme -----------------------------------------------------------------------------------
 
 def gptme(repo, blocks, env=None):
@@ -143,6 +244,31 @@ def test_gptme_verifier_refuses_completion_while_main_holds_local_work(guarded):
     out = gptme(repo, [])
     verdict = out[-1]["complete"]
     assert verdict.startswith("retry: ") and "branches.ahead" in verdict and "<verifier-output" in verdict
+
+
+def test_gptme_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_told(guarded):
+    """gptme's real execute path: the plugin's tool.execute.post hook runs the after-check and
+    yields a system message after the tool's output."""
+    repo, _ = guarded
+    before = pre_commit(repo)
+    out = gptme(repo, ["```shell\n%s\n```" % deleting("pre-commit", via="python"), "```shell\necho ok > ran.txt\n```"])
+    said = "\n".join(out[0]["outputs"])
+    assert DELETED in said, out  # the call ran and really deleted it
+    assert "[rule: tool-outcome]" in out[0]["outputs"][-1] and ".git/hooks/pre-commit" in said, out
+    assert pre_commit(repo) == before
+    assert "agentguard" not in "\n".join(out[1]["outputs"]), out
+    assert os.path.exists(sentinel(repo, "ran.txt"))
+
+
+def test_gptme_without_the_plugin_the_deleted_hook_stays_deleted(guarded):
+    """The control: gptme.toml that does not enable the plugin."""
+    repo, _ = guarded
+    with open(os.path.join(repo.path, "gptme.toml"), "w") as fh:
+        fh.write("[plugins]\npaths = []\nenabled = []\n")
+    out = gptme(repo, ["```shell\n%s\n```" % deleting("pre-commit", via="python")])
+    said = "\n".join(out[0]["outputs"])
+    assert DELETED in said and "tool-outcome" not in said, out
+    assert pre_commit(repo) is None
 
 
 # -- install, uninstall, selection ---------------------------------------------------------

@@ -59,7 +59,8 @@ def is_leftover(rel):
     snapshot (a cache of stat data that every `check` rewrites; uninstall removes it)."""
     name = os.path.basename(rel)
     return (name.startswith(".agentguard-tmp-") or rel.startswith(OUTCOME)
-            or re.search(r"\.pyc\.[0-9]+\Z", name) is not None or rel.endswith(os.path.join("agentguard", "manifest.json")))
+            or re.search(r"\.pyc\.[0-9]+\Z", name) is not None
+            or rel.endswith(os.path.join("agentguard", "manifest.json")))
 
 
 def assert_old_or_new(after, old, new, context):

@@ -3,7 +3,9 @@ repository where `agentguard install --harness NAME` ran, while a scripted fake 
 127.0.0.1 asks for the tool calls an agent would make. Shown per harness: `git push --no-verify` to
 main is refused before it runs (the remote's main does not move), a `-c core.hooksPath=/dev/null`
 commit is refused (nothing committed, the staged work still staged), the harness's own file tool
-cannot write `.git/hooks/pre-push`, and an ordinary command runs. The model is told why."""
+cannot write `.git/hooks/pre-push`, and an ordinary command runs. The model is told why. After each
+call the after-check runs: a hook deleted by a command the analyser could not read is back before
+the model's next turn, and the model read why; an ordinary call shows it nothing."""
 import importlib
 import json
 import os
@@ -15,6 +17,7 @@ import pytest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
 from fakeserver import Result as Outcome  # noqa: E402
+from tamper import DELETED, deleting  # noqa: E402
 
 HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot")
 pytestmark = pytest.mark.slow
@@ -39,8 +42,8 @@ def run_harness(name, repo, calls, timeout=90):
         # the trust entry agentguard install recorded is the one codex gets (the driver writes the
         # rest of config.toml: the fake provider, the project's trust)
         with open(os.path.join(home, ".codex", "config.toml")) as fh:
-            block = re.search(r'\[hooks\.state\.[^\n]*\]\ntrusted_hash = [^\n]*\n', fh.read()).group(0)
-        kwargs = {"trust_hooks": False, "config_extra": block}
+            blocks = re.findall(r'\[hooks\.state\.[^\n]*\]\ntrusted_hash = [^\n]*\n', fh.read())
+        kwargs = {"trust_hooks": False, "config_extra": "\n".join(blocks)}
     result = Outcome(module.run(repo.path, home, calls, timeout=timeout, extra_env=git_env(repo), **kwargs))
     assert result.code is not None, "%s timed out:\n%s\n%s" % (name, result.stdout[-2000:], result.stderr[-2000:])
     return result
@@ -109,8 +112,10 @@ def test_hole_codex_typing_into_an_open_shell_runs_no_hook(guarded):
     The model opens an interactive shell with exec_command (tty, still running when the call yields,
     so Codex keeps it as a session) and types into it with write_stdin: no hook sees the typed text.
     A commit with the hooks switched off lands on main; the push that exec_command alone is refused
-    is refused again, by the push guard in git's transport, which no flag skips. Flip this test when
-    Codex hooks write_stdin (or agentguard finds another way to see it)."""
+    is refused again, by the push guard in git's transport, which no flag skips. The after-check
+    narrows the hole: once the shell session ends, Codex's PostToolUse runs it, main is moved back,
+    the typed commit is kept on a rescue branch, and the model reads it. Flip this test when Codex
+    hooks write_stdin (or agentguard finds another way to see it)."""
     import agent_codex
 
     repo, bare = guarded
@@ -123,24 +128,32 @@ def test_hole_codex_typing_into_an_open_shell_runs_no_hook(guarded):
         seen["after_direct"] = bare.rev("main")  # the direct exec_command push has been answered by now
         return {"cmd": "sh", "tty": True, "yield_time_ms": 1000}
 
-    def typed(chars, wait_ms):
-        return lambda results: {"session_id": agent_codex.session_id(results), "chars": chars,
-                                "yield_time_ms": wait_ms}
+    def typed(chars, wait_ms, note=None):
+        def arguments(results):
+            if note:
+                seen[note] = repo.rev("main")
+            return {"session_id": agent_codex.session_id(results), "chars": chars, "yield_time_ms": wait_ms}
+        return arguments
 
     calls = [("shell", push),
              ("tool", "exec_command", open_shell),
              ("tool", "write_stdin", typed("%s; %s\n" % (commit, push), 4000)),
-             ("tool", "write_stdin", typed("exit\n", 1000))]
+             ("tool", "write_stdin", typed("exit\n", 1000, note="while_open"))]
     result = run_harness("codex", repo, calls, timeout=60)
-    said = "\n".join(result.tool_results)
+    said = "\n".join(result.feedback)
     assert len(result.tool_results) == len(calls), (result.tool_results, result.stderr[-2000:])
     # the control, same session: straight through exec_command the push is refused and does not run
     assert "[rule: no-verify]" in result.tool_results[0], said
     assert seen["after_direct"] == remote_before != repo.rev("feat"), said
     # the shell stayed open as a session, and the text typed into it ran with no tool hook in the way:
     assert agent_codex.session_id(result.tool_results[1:2]) is not None, said
-    assert repo.rev("main") != main_before, said  # the hole: the commit with hooks off landed on main
+    assert seen["while_open"] != main_before, said  # the hole: the commit with hooks off landed on main
     assert bare.rev("main") == remote_before, said  # closed: git's transport refused the push
+    # narrowed: when the session ended, the after-check put main back and kept the commit
+    assert repo.rev("main") == main_before, said
+    rescued = repo.run("for-each-ref", "--format=%(refname)", "refs/heads/agentguard/rescued/").stdout.split()
+    assert len(rescued) == 1 and repo.rev(rescued[0]) == seen["while_open"], rescued
+    assert "[rule: tool-outcome]" in result.feedback[-1] and "moved protected branch main back" in said, said
 
 
 def test_hole_an_untrusted_folder_runs_no_copilot_hook(guarded):
@@ -173,3 +186,71 @@ def test_a_missing_runtime_blocks_git_and_lets_the_rest_run(guarded, name):
     assert bare.rev("main") != repo.rev("feat")
     assert "[rule: guard-error]" in result.tool_results[0], result.tool_results
     assert os.path.exists(os.path.join(repo.path, "ran.txt")), result.tool_results
+    # after the call that ran, the model reads that the guard went unchecked
+    assert "could not check" in result.feedback[1] and "its runtime copy is missing" in result.feedback[1], \
+        result.feedback
+
+
+# -- after the call ----------------------------------------------------------------------------------
+def drop_after_entries(name, repo):
+    """The control: the adapter without its after-call entries (the check before calls stays)."""
+    if name == "opencode":
+        path = os.path.join(repo.path, ".opencode", "plugins", "agentguard.js")
+        with open(path) as fh:
+            text = fh.read()
+        assert '"tool.execute.after"' in text
+        with open(path, "w") as fh:
+            fh.write(text.replace('"tool.execute.after"', '"tool.execute.unused"'))
+        return
+    rel = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
+           "copilot": ".github/hooks/agentguard.json"}[name]
+    path = os.path.join(repo.path, rel)
+    with open(path) as fh:
+        data = json.load(fh)
+    for event in list(data["hooks"]):
+        if event.lower().startswith(("post", "after")):
+            del data["hooks"][event]
+    assert len(data["hooks"]) == 1
+    with open(path, "w") as fh:
+        json.dump(data, fh)
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_what_a_call_did_to_the_guard_is_undone_before_the_next_turn(guarded, name):
+    """A command the check before the call could not read deletes a git hook (once succeeding, once
+    failing: Claude Code and Copilot CLI hook a failed call under another event); after the call
+    the hook is back, byte for byte, and the model read why next to that call's result; an ordinary
+    call shows it nothing."""
+    repo, _ = guarded
+    repo.agentguard("install", "--harness", name)
+    hooks = os.path.join(repo.path, ".git", "hooks")
+    before = {}
+    for hook in ("pre-commit", "pre-push"):
+        with open(os.path.join(hooks, hook), "rb") as fh:
+            before[hook] = fh.read()
+    calls = [("shell", deleting("pre-commit")), ("shell", deleting("pre-push", status=3)),
+             ("shell", "echo ok > ran.txt")]
+    result = run_harness(name, repo, calls)
+    said = result.feedback
+    assert len(said) == len(calls), (said, result.stderr[-2000:])
+    for i, hook in enumerate(("pre-commit", "pre-push")):
+        assert DELETED in said[i], said  # the call ran and really deleted it
+        assert "[rule: tool-outcome]" in said[i] and ".git/hooks/" + hook in said[i], said
+        with open(os.path.join(hooks, hook), "rb") as fh:
+            assert fh.read() == before[hook], hook
+        assert os.access(os.path.join(hooks, hook), os.X_OK), hook
+    assert os.path.exists(os.path.join(repo.path, "ran.txt")), said
+    assert "agentguard" not in said[2], said
+
+
+@pytest.mark.parametrize("name", HARNESSES)
+def test_without_the_after_entries_the_deleted_hook_stays_deleted(guarded, name):
+    """The control: the same call with the adapter's after-call entries taken out leaves the hook
+    deleted, and the model reads nothing about it."""
+    repo, _ = guarded
+    repo.agentguard("install", "--harness", name)
+    drop_after_entries(name, repo)
+    result = run_harness(name, repo, [("shell", deleting("pre-commit"))])
+    assert DELETED in result.feedback[0], result.feedback
+    assert "tool-outcome" not in result.feedback[0], result.feedback
+    assert not os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-commit"))

@@ -7,6 +7,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -152,6 +153,162 @@ def test_the_runtime_gives_up_before_the_harness_does(guarded, monkeypatch):
     assert harnesshook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=io.StringIO()) == 0
 
 
+# -- after the call: the after-check, told in each harness's post-hook terms -------------------------
+READS = {
+    "claude": {"tool_name": "Read", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
+    "codex": None,  # Codex's hooks see shell calls and apply_patch only
+    "gemini": {"tool_name": "read_file", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
+    "copilot": {"toolName": "view", "toolArgs": {"path": ".git/hooks/pre-commit"}},
+    "opencode": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
+}
+
+
+def after_hook(repo, harness, payload, event=None, cwd=None):
+    """Run the post-call hook command as install wrote it for ``event`` (default: the harness's first
+    post-call event), the payload as that harness sends it. Returns (process, what the model reads)."""
+    from agentguard.hooks.analyser.harnesshook import PROTOCOLS
+    event = event or PROTOCOLS[harness].post[0]
+    payload = dict(payload, cwd=cwd or repo.path)
+    if harness in ("claude", "codex", "gemini"):
+        payload["hook_event_name"] = event
+    proc = subprocess.run(["sh", "-c", H.hook_command(harness, event)], cwd=cwd or repo.path, env=repo.env,
+                          input=json.dumps(payload), capture_output=True, text=True, timeout=60)
+    return proc, told(harness, event, proc)
+
+
+def told(harness, event, proc):
+    """What a post hook's answer puts in front of the model ("" for nothing), checking its form:
+    Claude Code, Codex, Gemini CLI: additionalContext for the same event, exit 0 (exit 2 or a block
+    would replace the tool's output or show the hook command); Copilot CLI: additionalContext;
+    OpenCode: our plugin appends stderr on exit 2."""
+    if harness == "opencode":
+        assert proc.returncode in (0, 2) and not proc.stdout, (proc.returncode, proc.stdout, proc.stderr)
+        return proc.stderr.strip() if proc.returncode == 2 else ""
+    assert proc.returncode == 0, (harness, proc.returncode, proc.stderr)
+    if not proc.stdout.strip():
+        return ""
+    data = json.loads(proc.stdout)
+    if harness == "copilot":
+        assert set(data) == {"additionalContext"}
+        return data["additionalContext"]
+    assert data["hookSpecificOutput"]["hookEventName"] == event
+    return data["hookSpecificOutput"]["additionalContext"]
+
+
+def post_events(harness):
+    from agentguard.hooks.analyser.harnesshook import PROTOCOLS
+    return PROTOCOLS[harness].post
+
+
+@pytest.mark.parametrize("harness", H.NAMES)
+def test_after_an_ordinary_call_the_model_is_told_nothing(guarded, harness):
+    repo, _ = guarded
+    for event in post_events(harness):
+        with open(os.path.join(repo.path, "ran.txt"), "w") as fh:
+            fh.write("ok\n")  # what `echo ok > ran.txt` did
+        assert after_hook(repo, harness, CALLS[harness]("echo ok > ran.txt"), event)[1] == ""
+        assert after_hook(repo, harness, WRITES[harness]("src/app.py"), event)[1] == ""
+        if READS[harness]:
+            assert after_hook(repo, harness, READS[harness], event)[1] == ""
+
+
+@pytest.mark.parametrize("harness", H.NAMES)
+def test_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_told(guarded, harness):
+    """The hook before the call records the snapshot; the call deletes a git hook; the hook after it
+    puts it back byte for byte and tells the model in the harness's own terms, for every post-call
+    event the harness has (Claude Code and Copilot CLI call a failed tool call another event)."""
+    repo, _ = guarded
+    path = os.path.join(repo.path, ".git", "hooks", "pre-commit")
+    with open(path, "rb") as fh:
+        before = fh.read()
+    for event in post_events(harness):
+        call = CALLS[harness]("rm .git/hooks/pre-commit")
+        hook(repo, harness, call)  # the pre-call check: whatever it decides, it takes the snapshot
+        os.unlink(path)  # the call ran anyway (say, the check was not installed yet)
+        assert not os.path.exists(path)
+        proc, said = after_hook(repo, harness, call, event)
+        assert "[rule: tool-outcome]" in said and ".git/hooks/pre-commit" in said, (event, proc.stdout, proc.stderr)
+        with open(path, "rb") as fh:
+            assert fh.read() == before
+        assert os.access(path, os.X_OK)
+        assert after_hook(repo, harness, call, event)[1] == ""  # and once undone, nothing more to say
+
+
+@pytest.mark.parametrize("broken", ["missing", "crashing", "silent"])
+def test_after_the_call_a_broken_runtime_is_told_to_the_model_and_blocks_nothing(guarded, broken):
+    """The after-check cannot run: the call ran already, so nothing is blocked, but the model reads
+    that the guard went unchecked, after every call (an `ls` too), in the harness's terms."""
+    repo, _ = guarded
+    check = os.path.join(repo.path, ".git", "agentguard", "check")
+    os.unlink(check)
+    if broken != "missing":
+        with open(check, "w") as fh:
+            fh.write("#!/bin/sh\ncat >/dev/null\n%s\n"
+                     % ("echo boom >&2; exit 1" if broken == "crashing" else "exit 127"))
+        os.chmod(check, 0o755)
+    why = "its runtime copy is missing" if broken == "missing" else "status %s" % (1 if broken == "crashing" else 127)
+    for harness in H.NAMES:
+        for event in post_events(harness):
+            for payload in (CALLS[harness]("ls -la"), WRITES[harness](".git/hooks/pre-push")):
+                proc, said = after_hook(repo, harness, payload, event)
+                assert "could not check" in said and "[rule: guard-error]" in said and why in said, \
+                    (harness, event, proc.stdout, proc.stderr)
+
+
+def test_after_main_never_fails_silently(guarded, monkeypatch):
+    """In the runtime: an after-check that hangs ends at harnesshook.TIMEOUT with the model told; one
+    that raises is told too; a payload that is not JSON still gets the check (in the hook's own
+    directory); read-only tools are skipped without a look; the engine is not asked twice."""
+    import io
+    import time
+    from agentguard.hooks.analyser import harnesshook
+    from agentguard.hooks.outcome import after
+
+    repo, _ = guarded
+    monkeypatch.chdir(repo.path)
+    calls = []
+
+    def answer(harness, data):
+        out, err = io.StringIO(), io.StringIO()
+        status = harnesshook.after_main(harness, stdin=io.BytesIO(data), out=out, err=err)
+        return status, out.getvalue(), err.getvalue()
+
+    monkeypatch.setattr(harnesshook, "TIMEOUT", 1)
+    monkeypatch.setattr(after, "run", lambda cwd: calls.append(cwd) or time.sleep(30))
+    started = time.monotonic()
+    status, out, _ = answer("codex", json.dumps(dict(CALLS["codex"]("ls"), cwd=repo.path)).encode())
+    assert status == 0 and time.monotonic() - started < 5
+    context = json.loads(out)["hookSpecificOutput"]
+    assert context["hookEventName"] == "PostToolUse" and "timed out after 1 s" in context["additionalContext"]
+    assert calls == [repo.path]
+
+    def boom(cwd):
+        calls.append(cwd)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(after, "run", boom)
+    status, out, err = answer("opencode", b"\xff not json")
+    assert (status, out) == (2, "") and "could not check" in err and "(OSError)" in err
+    assert calls[-1] == os.getcwd()  # no payload: the hook's own directory
+    status, out, _ = answer("claude", json.dumps(dict(CALLS["claude"]("ls"), hook_event_name="PostToolUseFailure",
+                                                      cwd=repo.path)).encode())
+    assert json.loads(out)["hookSpecificOutput"]["hookEventName"] == "PostToolUseFailure"
+    before = len(calls)
+    for harness in ("claude", "gemini", "copilot", "opencode"):
+        assert answer(harness, json.dumps(READS[harness]).encode()) == (0, "", "")
+    assert len(calls) == before
+
+
+def test_the_after_path_does_not_load_the_analyser():
+    """The after-check runs after every call: harnesshook itself imports no analyser (check.py, the
+    entry point, is the runtime's own business)."""
+    code = ("import sys; import agentguard.hooks.analyser.harnesshook; "
+            "print(sorted(m for m in sys.modules if m.startswith('agentguard.hooks') and 'analyse' in m "
+            "and not m.endswith(('analyser', 'harnesshook'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+
+
 # -- merging into the user's settings ---------------------------------------------------------------
 EXISTING = {
     "claude": {"permissions": {"allow": ["Bash(npm test)"], "deny": ["Read(.env)"]}, "model": "x",
@@ -173,8 +330,9 @@ def test_merge_then_unmerge_gives_back_every_byte(harness, indent):
     for key, value in EXISTING[harness].items():
         if key != "hooks":
             assert data[key] == value
-    event = H.SETTINGS[harness][1]
-    assert data["hooks"][event][-1] == H.settings_group(harness)
+    for event in H.events(harness):  # the check before the call, the after-check after it
+        assert data["hooks"][event][-1] == H.settings_group(harness, event)
+    assert H.hooked(merged, harness) and H.missing_events(merged, harness) == []
     for other, groups in EXISTING[harness].get("hooks", {}).items():
         for group in groups:
             assert group in data["hooks"][other]
@@ -183,6 +341,37 @@ def test_merge_then_unmerge_gives_back_every_byte(harness, indent):
     created = H.created_containers(original, harness)
     assert json.loads(H.unmerge_settings(merged, harness, created)) == EXISTING[harness]
     assert H.unmerge_settings(H.merge_settings(None, harness), harness, H.created_containers(None, harness)) is None
+
+
+@pytest.mark.parametrize("harness", H.SETTINGS_HARNESSES)
+@pytest.mark.parametrize("existing", [True, False])
+def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_byte(harness, existing):
+    """An earlier agentguard hooked the pre-call event only and recorded the containers it created
+    as "hooks"/"event". Installing now adds the post-call groups; uninstall (the union of both
+    records, as plan_settings keeps it) gives back the user's bytes, or no file at all."""
+    original = (json.dumps(EXISTING[harness], indent=2) + "\n").encode() if existing else None
+    data = json.loads(original) if existing else {}
+    pre = H.events(harness)[0]
+    legacy = [] if existing else ["file"]
+    legacy += ([] if "hooks" in data else ["hooks"]) + ([] if pre in data.get("hooks", {}) else ["event"])
+    data.setdefault("hooks", {}).setdefault(pre, []).append(H.settings_group(harness))
+    before = H._dump(data, original)
+    assert not H.hooked(before, harness) and H.missing_events(before, harness) == H.events(harness)[1:]
+    upgraded = H.merge_settings(before, harness)
+    assert H.hooked(upgraded, harness)
+    assert json.loads(upgraded)["hooks"][pre] == data["hooks"][pre]  # the pre-call group stays where it was
+    created = list(dict.fromkeys(legacy + H.created_containers(original, harness)))
+    assert H.unmerge_settings(upgraded, harness, created) == original
+    assert H.unmerge_settings(before, harness, legacy) == original  # the old record alone still works
+
+
+def test_copilot_hook_file_runs_the_after_check_after_every_call():
+    data = json.loads(H.copilot_hooks())
+    assert sorted(data["hooks"]) == ["postToolUse", "postToolUseFailure", "preToolUse"]
+    assert data["hooks"]["preToolUse"][0]["bash"] == H.hook_command("copilot")
+    for event in ("postToolUse", "postToolUseFailure"):
+        assert data["hooks"][event] == [{"type": "command", "bash": H.hook_command("copilot", event),
+                                         "timeoutSec": H.HOOK_TIMEOUT}]
 
 
 def test_merge_refuses_what_it_cannot_merge_safely():
@@ -205,17 +394,31 @@ def test_an_older_agentguard_group_is_replaced_in_place():
 def test_codex_trust_entry_is_added_and_taken_out_byte_for_byte():
     config = b'model = "o3"\n# my comment\n[projects."/x"]\ntrust_level = "trusted"\n'
     key, value = H.codex_trust("/r/.codex/hooks.json", (0, 0))
-    new, block = H.add_trust(config, key, value)
-    assert new.startswith(config) and H.trusted_hash(new, key) == value
-    assert H.add_trust(new, key, value, block) == (new, None)
+    post = H.codex_trust("/r/.codex/hooks.json", (1, 0), "PostToolUse")
+    assert post[0] == "/r/.codex/hooks.json:post_tool_use:1:0" and post[1] != value
+    new, block = H.add_trust(config, [(key, value), post])
+    assert new.startswith(config) and H.trusted_hash(new, key) == value and H.trusted_hash(new, post[0]) == post[1]
+    assert H.add_trust(new, [(key, value), post], block) == (new, None)
     assert H.remove_trust(new, block) == config
-    alone, block2 = H.add_trust(None, key, value)
+    alone, block2 = H.add_trust(None, [(key, value)])
     assert H.remove_trust(alone, block2) == b""
+    # an install from before the after-check trusted the pre-call hook only: its block is replaced
+    both, block3 = H.add_trust(alone, [(key, value), post], block2)
+    assert H.trusted_hash(both, post[0]) == post[1] and H.remove_trust(both, block3) == b""
+    # the user trusted our pre-call hook already: only the post-call entry is added (TOML allows no
+    # table twice), and only it is taken out again
+    mine = config + trust_table(key, value)
+    added, block4 = H.add_trust(mine, [(key, value), post])
+    assert key not in block4 and post[0] in block4 and H.remove_trust(added, block4) == mine
     from agentguard.installer.errors import AgentguardError
     with pytest.raises(AgentguardError):
-        H.add_trust(config + b'[hooks.state."%s"]\ntrusted_hash = "sha256:00"\n' % key.encode(), key, value)
-    odd, _ = H.add_trust(None, '/a "quoted" \\ path:pre_tool_use:0:0', value)
+        H.add_trust(config + b'[hooks.state."%s"]\ntrusted_hash = "sha256:00"\n' % key.encode(), [(key, value)])
+    odd, _ = H.add_trust(None, [('/a "quoted" \\ path:pre_tool_use:0:0', value)])
     assert H.trusted_hash(odd, '/a "quoted" \\ path:pre_tool_use:0:0') == value
+
+
+def trust_table(key, value):
+    return ('[hooks.state.%s]\ntrusted_hash = %s\n' % (json.dumps(key), json.dumps(value))).encode()
 
 
 # -- install and uninstall with the real CLI -------------------------------------------------------
@@ -245,8 +448,10 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
     assert settings["permissions"] == EXISTING["claude"]["permissions"]
     assert settings["hooks"]["Stop"] == EXISTING["claude"]["hooks"]["Stop"]
     assert len(settings["hooks"]["PreToolUse"]) == 2
-    key, value = H.codex_trust(os.path.realpath(os.path.join(repo.path, ".codex", "hooks.json")), (0, 0))
-    assert H.trusted_hash((home / ".codex" / "config.toml").read_bytes(), key) == value
+    hooks_json = os.path.realpath(os.path.join(repo.path, ".codex", "hooks.json"))
+    for event in ("PreToolUse", "PostToolUse"):  # each of the two hooks has its trust entry
+        key, value = H.codex_trust(hooks_json, (0, 0), event)
+        assert H.trusted_hash((home / ".codex" / "config.toml").read_bytes(), key) == value
     assert "nothing changed" in repo.agentguard("install", "--harness", "all").stdout
     repo.agentguard("uninstall")
     after = snapshot(repo.path)
@@ -357,6 +562,43 @@ def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
     repo.agentguard("doctor", "--fix", check=False)
     assert H.hooked(open(path, "rb").read(), "gemini")
     assert _doctor(repo)["adapters.codex"]["status"] == "pass"
+
+
+def test_doctor_fails_without_the_after_check_entries_and_fix_puts_them_back(make_repo, tmp_path):
+    repo, _ = make_repo(install=False)
+    home = tmp_path / "home"
+    repo.agentguard("install", "--harness", "claude,codex,gemini,copilot")
+    checks = _doctor(repo)
+    for harness in ("claude", "codex", "gemini", "copilot"):
+        assert checks["adapters." + harness]["status"] == "pass", checks["adapters." + harness]
+    claude = os.path.join(repo.path, ".claude", "settings.json")
+    data = json.load(open(claude))
+    del data["hooks"]["PostToolUseFailure"]  # a failed call would go unchecked
+    json.dump(data, open(claude, "w"))
+    gemini = os.path.join(repo.path, ".gemini", "settings.json")
+    data = json.load(open(gemini))
+    data["hooks"]["AfterTool"][0]["hooks"][0]["command"] += " # off"
+    json.dump(data, open(gemini, "w"))
+    config = home / ".codex" / "config.toml"
+    text = config.read_text()
+    untrusted = re.sub(r"\[hooks\.state\.[^\n]*:post_tool_use:[^\n]*\]\ntrusted_hash = [^\n]*\n", "", text)
+    assert untrusted != text and ":pre_tool_use:" in untrusted
+    config.write_text(untrusted)  # Codex would skip the after-check without a word
+    copilot = os.path.join(repo.path, ".github", "hooks", "agentguard.json")
+    data = json.load(open(copilot))
+    del data["hooks"]["postToolUse"]
+    json.dump(data, open(copilot, "w"))
+    checks = _doctor(repo)
+    assert checks["adapters.claude"]["status"] == "fail" and "PostToolUseFailure" in checks["adapters.claude"][
+        "summary"] and "PreToolUse" not in checks["adapters.claude"]["summary"]
+    assert checks["adapters.gemini"]["status"] == "fail" and "AfterTool" in checks["adapters.gemini"]["summary"]
+    assert checks["adapters.codex"]["status"] == "fail" and ":post_tool_use:0:0" in checks["adapters.codex"]["summary"]
+    assert checks["adapters.copilot"]["status"] == "fail" and "modified" in checks["adapters.copilot"]["summary"]
+    repo.agentguard("doctor", "--fix", check=False)
+    checks = _doctor(repo)
+    for harness in ("claude", "codex", "gemini", "copilot"):
+        assert checks["adapters." + harness]["status"] == "pass", checks["adapters." + harness]
+    assert H.hooked(open(claude, "rb").read(), "claude") and H.hooked(open(gemini, "rb").read(), "gemini")
 
 
 def test_the_fallback_judges_the_call_not_the_sessions_paths(guarded):

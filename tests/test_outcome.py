@@ -577,3 +577,21 @@ def test_hole_a_change_between_two_tool_calls_becomes_the_new_normal(guarded):
     assert repo.run("config", "core.hooksPath").stdout.strip() == "/dev/null"
     fails, ok = doctor_fails(repo)
     assert not ok and any("hooks" in f for f in fails), fails
+
+
+def test_another_home_is_never_taken_for_the_calls_doing(guarded, tmp_path):
+    """The snapshot was taken with one HOME, the after-check runs with another that has its own
+    harness files: neither home's files are "added" or "deleted" by the call; both stay as they are."""
+    repo, _ = guarded
+    other = tmp_path / "other-home"
+    (other / ".codex").mkdir(parents=True)
+    config = other / ".codex" / "config.toml"
+    config.write_text("model = \"mine\"\n")
+    (tmp_path / "home" / ".claude").mkdir(parents=True, exist_ok=True)
+    settings = tmp_path / "home" / ".claude" / "settings.json"
+    settings.write_text("{}\n")
+    pre_check(repo, "ls")
+    proc = subprocess.run([os.path.join(repo.path, ".git", "agentguard", "check"), "--after", "--json"],
+                          cwd=repo.path, env=dict(repo.env, HOME=str(other)), capture_output=True, text=True)
+    assert (proc.returncode, json.loads(proc.stdout)["decision"]) == (0, "unchanged"), proc.stdout
+    assert config.read_text() == "model = \"mine\"\n" and settings.read_text() == "{}\n"

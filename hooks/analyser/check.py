@@ -15,9 +15,7 @@ import json
 import os
 import sys
 
-from .analyse import Analyser
 from ..gitio import scrubbed_env
-from ..rules import Block
 
 USAGE = ("usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check [--after] --hook HARNESS"
          " | check --after [--cwd DIR] [--json]")
@@ -25,6 +23,8 @@ USAGE = ("usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) 
 
 def analyse(command=None, write=None, cwd="."):
     """The Block that refuses the command or write, or None when it may run."""
+    from .analyse import Analyser  # here: `check --after` runs without the analyser
+    from ..rules import Block
     analyser = Analyser()
     try:
         if write is not None:

@@ -1,5 +1,7 @@
 """``agentguard check --hook HARNESS``: one tool call, as a harness's hook hands it over (JSON on
-stdin), decided by the analyser and answered in that harness's own terms.
+stdin), decided by the analyser and answered in that harness's own terms. ``check --after --hook
+HARNESS`` (``after_main``): the after-check once the call ran, from the harness's post-call payload,
+its outcome told to the model the way that harness's post-call hook can (``Protocol.tell``).
 
 Claude Code, Codex and Gemini CLI take exit status 1 as *allow*, so a block is exit 2 with the
 reason on stderr (Gemini and Copilot also get their JSON deny on stdout), except for Claude Code,
@@ -9,15 +11,13 @@ command before the reason. Whatever goes wrong
 guard's files, and in an allow otherwise.
 
 The payload is untrusted: bounded, parsed once, and only the fields named in ``PROTOCOLS`` are read.
+The after path imports neither the analyser nor the rules (it runs after every call).
 """
 import json
 import os
 import re
 import signal
 import sys
-
-from .analyse import INVOLVES
-from ..rules import Block
 
 MAX_PAYLOAD = 16 * 1024 * 1024
 TIMEOUT = 10  # seconds; every harness hook is given more (install writes 30), so ours ends first
@@ -26,19 +26,40 @@ PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move
 COMMAND_KEYS = ("command", "cmd")
 
 
-class Protocol:
-    """Where one harness's payload names the tool, its arguments and the working directory.
-    (A plain class: dataclasses and typing cost ~8 ms of imports on every tool call.)"""
+# What the model is told when the after-check itself could not run ({0}: why). The sh hook and the
+# plugins render the same text (installer/harnesses.py, installer/adapters.py), so it stays free of
+# quotes, backslashes, ``$`` and backquotes.
+UNCHECKED = ("agentguard: could not check what this tool call did to the git guard ({0}) [rule: guard-error]. "
+             "Instead: run agentguard doctor; agentguard install repairs it.")
 
-    def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None):
+
+class Protocol:
+    """Where one harness's payload names the tool, its arguments and the working directory, and how
+    its hooks answer. (A plain class: dataclasses and typing cost ~8 ms of imports on every tool call.)"""
+
+    def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None, post=(),
+                 tell=None):
         self.tool = tool  # key of the tool's name
         self.args = args  # key of its arguments
         self.shell = shell  # tool -> argument holding the command
         self.writes = writes  # tool -> arguments holding target paths
         self.patches = patches or {}  # tool -> argument holding a patch
-        self.reads = reads  # tools that only read: allowed without a look
+        self.reads = reads  # tools that only read: allowed without a look, no after-check
         self.workdir = workdir or {}  # tool -> argument naming the directory a command runs in
         self.deny = deny  # reason -> (JSON for stdout or None, exit status); None: (None, 2)
+        self.post = post  # the harness's post-call hook events, the default first (install hooks each)
+        self.tell = tell  # (reason, event) -> (JSON for stdout, exit status) a post hook gives the
+        # model; None: the reason on stderr, exit 2 (our own OpenCode plugin reads that)
+
+
+def _context(reason, event):
+    """Claude Code (PostToolUse, PostToolUseFailure), Codex (PostToolUse), Gemini CLI (AfterTool): the
+    hook's additionalContext, with exit 0. Claude Code puts it next to the tool result (a
+    system-reminder: "<event>:<tool> hook additional context: ..."), Codex as a developer message
+    next to the call's output, Gemini CLI at the end of the tool result (<hook_context>). The other
+    answers either replace the tool's output (Codex's and Gemini's block and exit 2) or show the
+    model the whole hook command in front of the reason (Claude Code's block and exit 2)."""
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": reason}}, 0
 
 
 PROTOCOLS = {
@@ -48,25 +69,32 @@ PROTOCOLS = {
                        reads=("Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"),
                        deny=lambda reason: ({"hookSpecificOutput": {
                            "hookEventName": "PreToolUse", "permissionDecision": "deny",
-                           "permissionDecisionReason": reason}}, 0)),
+                           "permissionDecisionReason": reason}}, 0),
+                       # a call that fails (a command's non-zero exit too) gets PostToolUseFailure
+                       post=("PostToolUse", "PostToolUseFailure"), tell=_context),
     "codex": Protocol("tool_name", "tool_input", {"Bash": "command", "shell": "command", "local_shell": "command",
                                                   "exec_command": "cmd"},
-                      {}, {"apply_patch": "command"}),
+                      {}, {"apply_patch": "command"}, post=("PostToolUse",), tell=_context),
     "gemini": Protocol("tool_name", "tool_input", {"run_shell_command": "command"},
                        {"write_file": ("file_path",), "replace": ("file_path",)},
                        reads=("read_file", "read_many_files", "list_directory", "glob", "search_file_content",
                               "google_web_search", "web_fetch"),
                        workdir={"run_shell_command": "dir_path"},
-                       deny=lambda reason: ({"decision": "deny", "reason": reason}, 2)),
+                       deny=lambda reason: ({"decision": "deny", "reason": reason}, 2),
+                       post=("AfterTool",), tell=_context),
     "copilot": Protocol("toolName", "toolArgs", {"bash": "command"},
                         {"create": ("path",), "edit": ("path",), "str_replace_editor": ("path",)},
                         reads=("view", "glob", "grep", "report_intent", "think"),
-                        deny=lambda reason: ({"permissionDecision": "deny", "permissionDecisionReason": reason}, 2)),
+                        deny=lambda reason: ({"permissionDecision": "deny", "permissionDecisionReason": reason}, 2),
+                        # postToolUse runs after a call that succeeded, postToolUseFailure after one that
+                        # failed; both append additionalContext as "Additional guidance from ... hooks"
+                        post=("postToolUse", "postToolUseFailure"),
+                        tell=lambda reason, event: ({"additionalContext": reason}, 0)),
     "opencode": Protocol("tool", "args", {"bash": "command"},
                          {"write": ("filePath",), "edit": ("filePath",), "multiedit": ("filePath",)},
                          {"patch": "patchText", "apply_patch": "patchText"},
                          reads=("read", "glob", "grep", "list", "webfetch", "todowrite", "todoread"),
-                         workdir={"bash": "workdir"}),
+                         workdir={"bash": "workdir"}, post=("tool.execute.after",)),
 }
 
 
@@ -144,19 +172,31 @@ def call_text(harness, data):
 
 
 def decide(harness, data):
-    """The Block for the tool call in ``data`` (raw payload bytes), or None to allow."""
-    from .check import analyse
+    """The Block for the tool call in ``data`` (raw payload bytes), or None to allow; and, whatever the
+    decision, the after-check's snapshot of the repository the call runs in."""
+    from .check import analyse, record_snapshot
     protocol = PROTOCOLS[harness]
     payload = json.loads(data.decode("utf-8"))
+    found = None
     for kind, text, cwd in subjects(protocol, payload):
         block = analyse(command=text, cwd=cwd) if kind == "command" else analyse(write=text, cwd=cwd)
         if block is not None:
-            return block
-    return None
+            found = block
+            break
+    if payload.get(protocol.tool) not in protocol.reads:
+        record_snapshot(_payload_cwd(payload))
+    return found
+
+
+def _payload_cwd(payload):
+    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+    return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd()
 
 
 def _fallback(harness, data, why):
     """The block for a call that could not be decided, when it involves git or the guard's files."""
+    from .analyse import INVOLVES
+    from ..rules import Block
     if INVOLVES.search(call_text(harness, data)):
         return Block("guard-error", why)
     return None
@@ -178,6 +218,7 @@ def main(harness, stdin=None, out=None, err=None):
     try:
         data = stdin.read(MAX_PAYLOAD + 1)
         if len(data) > MAX_PAYLOAD:
+            from ..rules import Block
             block = Block("guard-error", "a tool call larger than %d bytes" % MAX_PAYLOAD)
         else:
             block = decide(harness, data)
@@ -202,23 +243,51 @@ def main(harness, stdin=None, out=None, err=None):
 
 
 def after_main(harness, stdin=None, out=None, err=None):
-    """``check --after --hook HARNESS``: the after-check for the tool call in the harness's post-call
-    payload (its ``cwd``); a repair is told on stderr with exit 2."""
-    from ..outcome.after import run
+    """``check --after --hook HARNESS``: the after-check once the call in the harness's post-call
+    payload ran. Nothing to say: exit 0, no output. Something undone, or not undoable, or the check
+    itself failing (a timeout, a bug): the reason, told the way ``PROTOCOLS[harness].tell`` says.
+    Read-only tools are skipped; a payload that cannot be read still gets the check (in the hook's
+    own directory): the check needs nothing from it but the directory."""
     stdin = stdin or sys.stdin.buffer
-    err = err or sys.stderr
+    out, err = out or sys.stdout, err or sys.stderr
     if harness not in PROTOCOLS:
         err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(PROTOCOLS)))
         return 2
-    data = stdin.read(MAX_PAYLOAD + 1)
+    protocol = PROTOCOLS[harness]
+    event = protocol.post[0]
+
+    def on_alarm(signum, frame):
+        raise _Timeout()
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(TIMEOUT)
     try:
-        payload = json.loads(data.decode("utf-8"))
-        cwd = payload.get("cwd") if isinstance(payload, dict) else None
-    except Exception:
-        cwd = None
-    cwd = cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd()
-    report = run(cwd)
-    if report.decision == "unchanged":
+        data = stdin.read(MAX_PAYLOAD + 1)
+        try:
+            payload = json.loads(data.decode("utf-8")) if len(data) <= MAX_PAYLOAD else None
+        except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deeply
+            payload = None
+        if isinstance(payload, dict):
+            if payload.get("hook_event_name") in protocol.post:
+                event = payload["hook_event_name"]
+            if payload.get(protocol.tool) in protocol.reads:
+                return 0
+        from ..outcome.after import run
+        from ..outcome.report import UNCHANGED
+        report = run(_payload_cwd(payload))
+        reason = "" if report.decision == UNCHANGED else report.reason()
+    except _Timeout:
+        reason = UNCHECKED.format("timed out after %d s" % TIMEOUT)
+    except Exception as exc:  # a bug: never a traceback, never silence
+        reason = UNCHECKED.format(type(exc).__name__)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+    if not reason:
         return 0
-    err.write(report.reason() + "\n")
-    return 2
+    answer, status = protocol.tell(reason, event) if protocol.tell is not None else (None, 2)
+    if answer is not None:
+        out.write(json.dumps(answer) + "\n")
+    else:
+        err.write(reason + "\n")
+    return status

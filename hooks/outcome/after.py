@@ -135,8 +135,19 @@ def same(a, b):
 
 
 def undo_files(where, before, report):
+    roots = snapshot.watched_roots(where)
+    owned = snapshot.owned_files(where, snapshot.install_record(where))
     old = before.get("files") or {}
-    now = snapshot.files(where, old)
+    if isinstance(before.get("roots"), list) and before["roots"] != roots:
+        # another HOME than the snapshot's: compare only what both saw, never one home's files for the other's
+        roots = [r for r in roots if r in before["roots"]]
+        old = {p: e for p, e in old.items() if p in owned or any(snapshot.under(p, r) for r in roots)}
+    now = snapshot.files(where, old, roots)
+    for path in owned:
+        if path not in now:
+            entry = snapshot.describe(path, old.get(path), where.ag_home)
+            if entry is not None:
+                now[path] = entry
     paths = set(now) | set(old) if not before.get("owned_only") else set(old)
     for path in sorted(paths):
         b, n = old.get(path), now.get(path)

@@ -66,12 +66,14 @@ def take(where, previous=None):
     (in this call or between calls) is never taken as the state to keep."""
     record = install_record(where)
     config, refs = read_git(where, policy_of(where, record))
-    found = files(where, (previous or {}).get("files") or {})
+    roots = watched_roots(where)
+    found = files(where, (previous or {}).get("files") or {}, roots)
     for path, (digest, mode) in owned_files(where, record).items():
         entry = found.get(path)
         if entry is None or entry[0] != "f" or entry[1] != mode or entry[6] != digest:
             found[path] = ["f", mode, None, None, None, None, digest]
-    return {"top": where.top, "where": where.to_json(), "files": found, "config": config, "refs": refs}
+    return {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
+            "refs": refs}
 
 
 def settled_refs(where, before, now):
@@ -176,29 +178,47 @@ def parse_config(data, cwd):
     return out
 
 
-def watched_paths(where):
-    """Every path the snapshot covers (the files that exist; a missing one is simply not listed)."""
+def watched_roots(where):
+    """What the snapshot covers: files, directories (every file below) and ``dir/name*`` patterns.
+    The user-level ones follow this process's HOME: a snapshot and an after-check that see different
+    homes compare only the roots they share (never taking one home's files for the other's)."""
+    roots = [where.ag_home, where.hooks_dir]
+    roots += [os.path.join(where.top, *rel.split("/")) for rel in guardpaths.WORKTREE_FILES]
+    roots += [path for path in guardpaths.user_files() if os.path.basename(path) not in NOT_WATCHED]
+    return roots
+
+
+def under(path, root):
+    """True when ``path`` is one of the files ``root`` covers."""
+    directory, name = os.path.split(root)
+    if "*" not in name:
+        return guardpaths.inside(path, root)
+    if not guardpaths.inside(path, directory) or path == directory:
+        return False
+    return fnmatch.fnmatchcase(os.path.relpath(path, directory).split(os.sep)[0], name)
+
+
+def watched_paths(where, roots):
+    """Every existing file the ``roots`` cover (a missing one is simply not listed)."""
     found: list = []
-    try:
-        names = sorted(os.listdir(where.ag_home))
-    except OSError:
-        names = []
-    for name in names:
-        if name not in SKIP_IN_HOME:
-            _add_tree(os.path.join(where.ag_home, name), found)
-    _add_tree(where.hooks_dir, found, depth=1)
-    for rel in guardpaths.WORKTREE_FILES:
-        _add_pattern(os.path.join(where.top, *rel.split("/")), found)
-    for path in guardpaths.user_files():
-        if os.path.basename(path) not in NOT_WATCHED:
-            _add_pattern(path, found)
+    for root in roots:
+        if root == where.ag_home:
+            try:
+                names = sorted(os.listdir(root))
+            except OSError:
+                names = []
+            for name in names:
+                if name not in SKIP_IN_HOME:
+                    _add_tree(os.path.join(root, name), found)
+        else:
+            _add_pattern(root, found, depth=1 if root == where.hooks_dir else 6)
     return found[:MAX_FILES]
 
 
-def _add_pattern(path, found):
+def _add_pattern(path, found, depth=6):
     directory, name = os.path.split(path)
     if "*" not in name:
-        _add_tree(path, found)
+        _add_tree(path, found, depth)
         return
     try:
         names = sorted(os.listdir(directory))
@@ -228,12 +248,12 @@ def _add_tree(path, found, depth=6):
         _add_tree(os.path.join(path, name), found, depth - 1)
 
 
-def files(where, previous, ag_home=None):
-    """{path: [type, mode, size, mtime_ns, ctime_ns, inode, sha256]} of the watched files; the bytes
-    of every version seen go to the store."""
+def files(where, previous, roots=None):
+    """{path: [type, mode, size, mtime_ns, ctime_ns, inode, sha256]} of the files ``roots`` (default:
+    all) cover; the bytes of every version seen go to the store."""
     out = {}
-    for path in watched_paths(where):
-        entry = describe(path, previous.get(path), ag_home or where.ag_home)
+    for path in watched_paths(where, watched_roots(where) if roots is None else roots):
+        entry = describe(path, previous.get(path), where.ag_home)
         if entry is not None:
             out[path] = entry
     return out

@@ -4,7 +4,9 @@
 It asks the decision command of the repository this plugin lives in
 (`<git common dir>/agentguard/check`, the runtime copy: no dependency on PATH), with a timeout,
 killing the whole process group on timeout. If the decision cannot be had, anything that
-involves git or the guard's files is blocked.
+involves git or the guard's files is blocked. After a tool call, `after` runs the after-check
+(`check --after`), which undoes what the call did to the guard; what it says (or that it could not
+run) is for the model.
 """
 import json
 import os
@@ -13,6 +15,7 @@ import signal
 import subprocess
 
 INVOLVES = re.compile(r"""@INVOLVES@""", re.I)
+UNCHECKED = """@UNCHECKED@"""  # {0}: why the after-check could not run
 TIMEOUT = float("@TIMEOUT@")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -43,16 +46,23 @@ def _fallback(subject, why):
     return False, ""
 
 
+def _check():
+    """The runtime copy's decision command, or None when this plugin is in no repository."""
+    rc, out = _run(["git", "rev-parse", "--git-common-dir"], HERE)
+    if rc != 0:
+        return None
+    common = os.path.join(HERE, out.decode("utf-8", "surrogateescape").strip())
+    return os.path.join(common, "agentguard", "check")
+
+
 def decide(cwd, command=None, write=None):
     """(block, reason) for a shell command or a file write about to run in ``cwd``."""
     subject = command if command is not None else write
     try:
         cwd = cwd if cwd and os.path.isdir(cwd) else os.getcwd()
-        rc, out = _run(["git", "rev-parse", "--git-common-dir"], HERE)
-        if rc != 0:
+        check = _check()
+        if check is None:
             return _fallback(subject, "no repository")
-        common = os.path.join(HERE, out.decode("utf-8", "surrogateescape").strip())
-        check = os.path.join(common, "agentguard", "check")
         args = ["--write", write] if write is not None else ["--", command]
         rc, out = _run([check, "--cwd", cwd, "--json"] + args, cwd)
         if rc is None:
@@ -63,3 +73,25 @@ def decide(cwd, command=None, write=None):
         return True, str(data.get("reason") or "agentguard: blocked")
     except Exception as exc:  # never fail open on git: see _fallback
         return _fallback(subject, type(exc).__name__)
+
+
+def after(cwd):
+    """(changed, reason) once a tool call ran in ``cwd``: ``changed`` when the after-check undid
+    something (or could not undo it, or could not run at all); ``reason`` is then what the model
+    must read. (False, "") when the call left the guard alone."""
+    try:
+        cwd = cwd if cwd and os.path.isdir(cwd) else os.getcwd()
+        check = _check()
+        if check is None or not os.path.exists(check):
+            return True, UNCHECKED.format("its runtime copy is missing" if check else "no repository")
+        rc, out = _run([check, "--after", "--cwd", cwd, "--json"], cwd)
+        if rc is None:
+            return True, UNCHECKED.format("timed out")
+        data = json.loads(out.decode("utf-8")) if rc in (0, 1, 3) else {}
+        if rc == 0 and data.get("decision") == "unchanged":
+            return False, ""
+        if rc in (1, 3) and data.get("reason"):
+            return True, str(data["reason"])
+        return True, UNCHECKED.format("status %s" % rc)
+    except Exception as exc:  # never silent: the model must hear that the guard went unchecked
+        return True, UNCHECKED.format(type(exc).__name__)

@@ -1,12 +1,15 @@
 # agentguard hook for Claude Code, Codex, Gemini CLI, Copilot CLI and OpenCode; written by
-# agentguard install into each harness's settings as: sh -c '<this script>' agentguard <harness>.
+# agentguard install into each harness's settings as: sh -c '<this script>' agentguard <harness>
+# (before a tool call), and with the harness's post-call event after it: ... agentguard <harness> <event>.
 # The tool call arrives as JSON on stdin and goes to the repository's decision command (the
 # runtime copy in the git dir): exit 0 allows, exit 2 blocks (these harnesses take exit 1 as allow).
 # A runtime that is missing or fails blocks whatever involves git or the guard's files.
+# After the call, the same command with --after undoes what the call did to the guard and tells the
+# model in the harness's terms; a runtime that is missing or fails is told to the model (the call ran).
 p=$(cat)
 c="$(git rev-parse --git-common-dir 2>/dev/null)/agentguard/check"
 if [ -x "$c" ]; then
-	"$c" --hook "$1" <<AGENTGUARD_CALL
+	"$c" ${2:+--after} --hook "$1" <<AGENTGUARD_CALL
 $p
 AGENTGUARD_CALL
 	s=$?
@@ -14,6 +17,10 @@ AGENTGUARD_CALL
 	w="it failed with status $s"
 else
 	w="its runtime copy is missing"
+fi
+if [ -n "$2" ]; then
+	r="@UNCHECKED@"
+	@AFTER_ANSWER@
 fi
 # the call's own text: the payload without the fields every call carries (its session's paths)
 q=$(sed -E "s/\"(cwd|transcript_path)\"[[:space:]]*:[[:space:]]*\"([^\"\\\\]|\\\\.)*\"//g" <<AGENTGUARD_CALL

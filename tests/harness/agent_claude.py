@@ -7,7 +7,9 @@ API
   run(repo, home, calls, timeout=60, extra_env=None, args=())
                               -> Result (a dict with attributes): code (None on timeout), stdout, stderr,
                               requests [(method, path, body)], tool_results [text, ...] (the tool_result
-                              blocks of the longest conversation the harness posted, in order)
+                              blocks of the longest conversation the harness posted, in order), feedback
+                              [text, ...] (per tool result: its text and the text blocks the harness put
+                              next to it in the same message, e.g. a hook's additional context)
   calls                       ("shell", cmd) -> Bash {command, description}; ("write", abs_path, content)
                               -> Write {file_path, content}; ("edit", abs_path, old, new) -> Edit;
                               ("tool", name, input) verbatim. ("patch", ...) is codex-only (ValueError).
@@ -161,6 +163,30 @@ def tool_results(requests):
     return [_text_of(b.get("content")) for b in best]
 
 
+def _feedback_of(body):
+    """Per tool_result of a Messages request: its text plus the text blocks that follow it in the same
+    user message (where Claude Code puts a post-tool hook's system-reminder)."""
+    out = []
+    for msg in body.get("messages") or []:
+        if msg.get("role") != "user" or not isinstance(msg.get("content"), list):
+            continue
+        in_result = False
+        for block in msg["content"]:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "tool_result":
+                out.append(_text_of(block.get("content")))
+                in_result = True
+            elif block.get("type") == "text" and in_result:
+                out[-1] += "\n" + block.get("text", "")
+    return out
+
+
+def feedback(requests):
+    """What the model got back for each tool call, in order (see _feedback_of)."""
+    return longest_results(requests, "/messages", _feedback_of)
+
+
 def environment(home, url, extra_env=None):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "CLAUDE", "OTEL_"))}
     env.update({
@@ -194,4 +220,5 @@ def run(repo, home, calls, timeout=60, extra_env=None, args=()):
                 "--model", MODEL] + list(args)
         code, out, err = run_bounded(argv, repo, environment(home, server.url, extra_env), timeout)
         requests = list(server.requests)
-    return Result(code=code, stdout=out, stderr=err, requests=requests, tool_results=tool_results(requests))
+    return Result(code=code, stdout=out, stderr=err, requests=requests, tool_results=tool_results(requests),
+                  feedback=feedback(requests))

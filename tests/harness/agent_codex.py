@@ -14,7 +14,9 @@ API
                               -> Result (a dict with attributes): code (None on timeout), stdout (the
                               --json event lines), stderr, requests [(method, path, body)], tool_results
                               [text, ...] (function_call_output / custom_tool_call_output items of the
-                              longest conversation posted, in order)
+                              longest conversation posted, in order), feedback [text, ...] (per call: its
+                              output and the messages Codex put between the call and the next one, e.g. a
+                              hook's additional context as a developer message)
   calls                       ("shell", cmd); ("write", path, content) -> apply_patch "*** Add File: path"
                               (relative to repo, or absolute); ("patch", "*** Begin Patch ... *** End Patch");
                               ("tool", output_item) verbatim (e.g. exec_command with a workdir);
@@ -206,6 +208,31 @@ def tool_results(requests):
     return [_text_of(i.get("output")) for i in best]
 
 
+def _feedback_of(body):
+    """Per tool call of a Responses request: its output plus every message item between the call and
+    the next call (Codex puts a post-tool hook's additional context there, as a developer message)."""
+    out, current = [], None
+    for item in body.get("input") or []:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind in ("function_call", "custom_tool_call"):
+            current = []
+            out.append(current)
+        elif current is not None and kind in OUTPUT_TYPES:
+            current.insert(0, _text_of(item.get("output")))
+        elif current is not None and kind == "message" and item.get("role") in ("developer", "user", "system"):
+            current.append(_text_of(item.get("content")))
+        elif kind == "message" and item.get("role") == "assistant":
+            current = None
+    return ["\n".join(parts) for parts in out]
+
+
+def feedback(requests):
+    """What the model got back for each tool call, in order (see _feedback_of)."""
+    return longest_results(requests, "/responses", _feedback_of)
+
+
 def toml_str(text):
     return json.dumps(text)  # a JSON string is a valid TOML basic string
 
@@ -305,4 +332,5 @@ def run(repo, home, calls, timeout=60, extra_env=None, args=(), config_extra="",
         argv = [BINARY, "exec", "--json", "--skip-git-repo-check", "--color", "never"] + list(args) + [PROMPT]
         code, out, err = run_bounded(argv, repo, environment(home, extra_env), timeout)
         requests = list(server.requests)
-    return Result(code=code, stdout=out, stderr=err, requests=requests, tool_results=tool_results(requests))
+    return Result(code=code, stdout=out, stderr=err, requests=requests, tool_results=tool_results(requests),
+                  feedback=feedback(requests))

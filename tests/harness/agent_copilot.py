@@ -3,7 +3,8 @@ OpenAI-compatible provider on 127.0.0.1: `copilot -p PROMPT --allow-all-tools --
 with COPILOT_OFFLINE=true and COPILOT_PROVIDER_BASE_URL=<fake>/v1. One run takes 2-5 s.
 
 API: ``BINARY``; ``CopilotDialect``; ``run(repo, home, calls, timeout=60, extra_env=None, trust=True,
-prompt=...)`` -> dict {code (None on timeout), stdout, stderr, requests, tool_results}. Steps:
+prompt=...)`` -> dict {code (None on timeout), stdout, stderr, requests, tool_results, feedback (per
+call: the tool message and the user messages after it, where postToolUseFailure context goes)}. Steps:
 ("shell", cmd) -> bash {command, description}; ("write", path, content) -> create {path, file_text};
 ("edit", path, old, new) -> edit {path, old_str, new_str}. ``trust`` lists the repo in
 $COPILOT_HOME/config.json's trustedFolders (when that file does not exist yet).
@@ -59,10 +60,10 @@ import os
 import tempfile
 
 try:
-    from .agent_opencode import ChatCompletionsDialect, chat_tool_results
+    from .agent_opencode import ChatCompletionsDialect, chat_feedback, chat_tool_results
     from .fakeserver import FakeModel, binary, run_bounded
 except ImportError:  # run as a script, or imported with tests/harness on sys.path
-    from agent_opencode import ChatCompletionsDialect, chat_tool_results
+    from agent_opencode import ChatCompletionsDialect, chat_feedback, chat_tool_results
     from fakeserver import FakeModel, binary, run_bounded
 
 BINARY = binary("copilot")
@@ -129,4 +130,4 @@ def run(repo, home, calls, timeout=60, extra_env=None, trust=True, prompt="do th
                                       "--no-auto-update", "--disable-client-telemetry"], repo, env, timeout)
         requests = list(fake.requests)
     return {"code": code, "stdout": out, "stderr": err, "requests": requests,
-            "tool_results": chat_tool_results(requests)}
+            "tool_results": chat_tool_results(requests), "feedback": chat_feedback(requests)}

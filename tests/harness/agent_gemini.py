@@ -5,7 +5,8 @@ user settings security.auth.selectedType "gemini-api-key", usage statistics and 
 One run takes ~2 s.
 
 API: ``BINARY``; ``GeminiDialect``; ``run(repo, home, calls, timeout=60, extra_env=None, trust=True,
-prompt=...)`` -> dict {code (None on timeout), stdout, stderr, requests, tool_results}. Steps:
+prompt=...)`` -> dict {code (None on timeout), stdout, stderr, requests, tool_results, feedback (the
+same: an AfterTool hook's additional context is inside the tool result)}. Steps:
 ("shell", cmd) -> run_shell_command {command, description}; ("write", path, content) -> write_file
 {file_path, content}; ("edit", path, old, new) -> replace {file_path, instruction, old_string,
 new_string}. ``trust`` writes ~/.gemini/trustedFolders.json {"<realpath repo>": "TRUST_FOLDER"}
@@ -216,4 +217,7 @@ def run(repo, home, calls, timeout=60, extra_env=None, trust=True, prompt="do th
         code, out, err = run_bounded([BINARY, "-p", prompt, "--approval-mode", "yolo", "--output-format", "json"],
                                      repo, env, timeout)
         requests = list(fake.requests)
-    return {"code": code, "stdout": out, "stderr": err, "requests": requests, "tool_results": tool_results(requests)}
+    results = tool_results(requests)
+    # an AfterTool hook's additional context is part of the tool result (<hook_context>)
+    return {"code": code, "stdout": out, "stderr": err, "requests": requests, "tool_results": results,
+            "feedback": results}

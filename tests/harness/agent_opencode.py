@@ -4,7 +4,8 @@ Completions server on 127.0.0.1: `opencode run --format json -m fake/<model> PRO
 
 API: ``BINARY``; ``ChatCompletionsDialect`` (also used by agent_copilot); ``run(repo, home, calls,
 timeout=60, extra_env=None, prompt=..., model_id=None)`` -> dict {code (None on timeout), stdout,
-stderr, requests, tool_results}. Steps: ("shell", cmd) -> bash {command}; ("write", path, content)
+stderr, requests, tool_results, feedback (per call: the tool message and any user message after
+it)}. Steps: ("shell", cmd) -> bash {command}; ("write", path, content)
 -> write {filePath, content}; ("edit", path, old, new) -> edit {filePath, oldString, newString};
 ("patch", patch_text) -> apply_patch {patchText} (then model_id defaults to "gpt-5").
 
@@ -56,9 +57,9 @@ import os
 import time
 
 try:
-    from .fakeserver import FakeModel, binary, run_bounded, sse
+    from .fakeserver import FakeModel, binary, longest_results, run_bounded, sse
 except ImportError:  # run as a script, or imported with tests/harness on sys.path
-    from fakeserver import FakeModel, binary, run_bounded, sse
+    from fakeserver import FakeModel, binary, longest_results, run_bounded, sse
 
 BINARY = binary("opencode")
 
@@ -134,6 +135,28 @@ def chat_tool_results(requests):
                 content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
             out.append(content if isinstance(content, str) else json.dumps(content))
     return out
+
+
+def chat_feedback(requests):
+    """Per tool call of the longest chat/completions conversation: the role "tool" message plus the
+    user messages the harness put after it before the model's next turn (Copilot CLI puts a
+    postToolUseFailure hook's additional context there)."""
+    def of(body):
+        out = []
+        for msg in body.get("messages") or []:
+            if not isinstance(msg, dict):
+                continue
+            content = msg.get("content")
+            if isinstance(content, list):
+                content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            if msg.get("role") == "tool":
+                out.append([content if isinstance(content, str) else json.dumps(content)])
+            elif msg.get("role") == "user" and out and out[-1] is not None and isinstance(content, str):
+                out[-1].append(content)
+            elif msg.get("role") == "assistant" and out:
+                out.append(None)  # a new turn: what follows belongs to the next call
+        return ["\n".join(parts) for parts in out if parts is not None]
+    return longest_results(requests, "/chat/completions", of)
 
 
 def calls_for(calls):
@@ -238,4 +261,4 @@ def run(repo, home, calls, timeout=60, extra_env=None, prompt="do the task", mod
                                      repo, env, timeout)
         requests = list(fake.requests)
     return {"code": code, "stdout": out, "stderr": err, "requests": requests,
-            "tool_results": chat_tool_results(requests)}
+            "tool_results": chat_tool_results(requests), "feedback": chat_feedback(requests)}

@@ -1,8 +1,11 @@
 """agentguard for Hermes Agent: a pre_tool_call hook that blocks `terminal` commands,
-`write_file`/`patch` targets and `process` input the agentguard decision command refuses.
-Written by `agentguard install`; enable it with HERMES_ENABLE_PROJECT_PLUGINS=1 and
+`write_file`/`patch` targets and `process` input the agentguard decision command refuses, and a
+transform_tool_result hook that runs the after-check once a tool ran (post_tool_call only observes:
+transform_tool_result is the one hook whose answer reaches the model) and adds what it says to the
+tool's result. Written by `agentguard install`; enable it with HERMES_ENABLE_PROJECT_PLUGINS=1 and
 `plugins: {enabled: [agentguard]}` in $HERMES_HOME/config.yaml."""
 import importlib.util
+import json
 import os
 import re
 
@@ -54,5 +57,34 @@ def pre_tool_call(tool_name=None, args=None, **kwargs):
     return None
 
 
+# tools that only read or talk: no after-check
+READ_ONLY = ("read_file", "search_files", "web_search", "web_extract", "vision_analyze", "skills_list", "skill_view",
+             "session_search", "read_terminal", "clarify", "todo", "memory")
+
+
+def transform_tool_result(tool_name=None, args=None, result=None, **kwargs):
+    """After the tool ran: the after-check; when it says something, the result with its reason (in
+    a JSON object result as an "agentguard" field, else after the text). Hermes takes the first
+    string a transform_tool_result hook returns and ignores exceptions."""
+    if tool_name in READ_ONLY:
+        return None
+    try:
+        changed, reason = client.after(_cwd(args or {}, kwargs))
+    except Exception as exc:
+        changed, reason = True, client.UNCHECKED.format(type(exc).__name__)
+    if not changed:
+        return None
+    text = result if isinstance(result, str) else "" if result is None else json.dumps(result, default=str)
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        data["agentguard"] = reason
+        return json.dumps(data, ensure_ascii=False)
+    return "%s\n\n%s" % (text, reason) if text else reason
+
+
 def register(ctx):
     ctx.register_hook("pre_tool_call", pre_tool_call)
+    ctx.register_hook("transform_tool_result", transform_tool_result)

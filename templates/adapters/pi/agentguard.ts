@@ -1,5 +1,7 @@
 // agentguard for pi: blocks bash tool calls, write/edit calls and interactive `!cmd` commands
-// that the agentguard decision command refuses. Written by `agentguard install`; do not edit
+// that the agentguard decision command refuses; after each tool call (tool_result) runs the
+// after-check, which undoes what the call did to the guard, and adds its reason to the result the
+// model reads (marked as an error). Written by `agentguard install`; do not edit
 // (`agentguard doctor` checks it byte for byte). It imports nothing from pi itself, so it works
 // with @mariozechner/pi-coding-agent 0.73 and its 1.x rename alike.
 import { spawn } from "node:child_process";
@@ -8,6 +10,8 @@ import { isAbsolute, join } from "node:path";
 
 const TIMEOUT_MS = Number("@TIMEOUT@") * 1000;
 const INVOLVES = new RegExp("@INVOLVES_JSON@", "i");
+const UNCHECKED = "@UNCHECKED_JSON@"; // {0}: why the after-check could not run
+const READ_ONLY = new Set(["read", "grep", "find", "ls"]); // no after-check
 
 type Decision = { block: boolean; reason: string };
 
@@ -50,12 +54,17 @@ function fallback(subject: string, why: string): Decision {
 	return { block: false, reason: "" };
 }
 
+async function checkPath(home: string): Promise<string | null> {
+	const git = await run("git", ["rev-parse", "--git-common-dir"], home);
+	if (git.code !== 0) return null;
+	const dir = git.out.trim();
+	return join(isAbsolute(dir) ? dir : join(home, dir), "agentguard", "check");
+}
+
 async function decide(home: string, cwd: string, args: string[], subject: string): Promise<Decision> {
 	try {
-		const git = await run("git", ["rev-parse", "--git-common-dir"], home);
-		if (git.code !== 0) return fallback(subject, "no repository");
-		const dir = git.out.trim();
-		const check = join(isAbsolute(dir) ? dir : join(home, dir), "agentguard", "check");
+		const check = await checkPath(home);
+		if (check === null) return fallback(subject, "no repository");
 		if (!existsSync(check)) return fallback(subject, "runtime missing");
 		const res = await run(check, ["--cwd", cwd, "--json", ...args], cwd);
 		if (res.code === null) return fallback(subject, "timed out");
@@ -64,6 +73,23 @@ async function decide(home: string, cwd: string, args: string[], subject: string
 		return { block: true, reason: String(data.reason || "agentguard: blocked") };
 	} catch (err) {
 		return fallback(subject, "error");
+	}
+}
+
+// What the after-check says once a tool call ran in cwd ("" when the call left the guard alone).
+async function after(cwd: string): Promise<string> {
+	try {
+		const check = await checkPath(cwd);
+		if (check === null) return UNCHECKED.replace("{0}", "no repository");
+		if (!existsSync(check)) return UNCHECKED.replace("{0}", "its runtime copy is missing");
+		const res = await run(check, ["--after", "--cwd", cwd, "--json"], cwd);
+		if (res.code === null) return UNCHECKED.replace("{0}", "timed out");
+		const data = res.code === 0 || res.code === 1 || res.code === 3 ? JSON.parse(res.out) : {};
+		if (res.code === 0 && data.decision === "unchanged") return "";
+		if ((res.code === 1 || res.code === 3) && data.reason) return String(data.reason);
+		return UNCHECKED.replace("{0}", "status " + res.code);
+	} catch {
+		return UNCHECKED.replace("{0}", "error"); // never silent
 	}
 }
 
@@ -80,6 +106,13 @@ export default function agentguard(pi: any) {
 		}
 		if (d?.block) return { block: true, reason: d.reason };
 		return undefined;
+	});
+	pi.on("tool_result", async (event: any, ctx: any) => {
+		if (READ_ONLY.has(String(event?.toolName ?? ""))) return undefined;
+		const said = await after(ctx?.cwd || process.cwd());
+		if (!said) return undefined;
+		const content = Array.isArray(event?.content) ? event.content : [];
+		return { content: [...content, { type: "text", text: said }], isError: true };
 	});
 	pi.on("user_bash", async (event: any) => {
 		const cwd: string = event?.cwd || process.cwd();

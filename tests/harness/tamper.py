@@ -1,0 +1,22 @@
+"""Tool calls that change the guard by a route the check before the call cannot read, so that the
+after-check (`check --after`) is what stands between them and a broken guard."""
+import base64
+
+DELETED = "DELETED-BY-THE-CALL"
+
+
+def sneaky(script):
+    """A command the analyser cannot read (a script piped to sh from base64): the check before the
+    call lets it run."""
+    return "echo %s | base64 -d | sh" % base64.b64encode(script.encode()).decode()
+
+
+def deleting(hook, status=0, via="sh"):
+    """A command that deletes ``.git/hooks/<hook>`` and proves it in its own output (the marker
+    DELETED), exiting with ``status``: a base64 script piped to sh, or (``via="python"``, for
+    gptme, whose own shell check refuses ``| sh``) Python given the path in hex."""
+    path = ".git/hooks/" + hook
+    if via == "python":
+        return ("python3 -c \"import os, sys; p = bytes.fromhex('%s').decode(); os.remove(p); "
+                "print('' if os.path.exists(p) else '%s'); sys.exit(%d)\"" % (path.encode().hex(), DELETED, status))
+    return sneaky("rm %s; test -e %s || echo %s; exit %d" % (path, path, DELETED, status))
