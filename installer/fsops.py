@@ -3,8 +3,8 @@ import hashlib
 import os
 import re
 import stat
-import tempfile
 
+from ..hooks.outcome.store import write_atomic
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 
@@ -29,8 +29,7 @@ def file_mode(path):
     return stat.S_IMODE(os.lstat(path).st_mode)
 
 
-TEMP_PREFIX = ".agentguard-tmp-"
-TEMP_NAME = re.compile(r"\A\.agentguard-tmp-[a-z0-9_]{8}\Z")  # mkstemp: the prefix and 8 characters
+TEMP_NAME = re.compile(r"\A\.agentguard-tmp-[a-z0-9_]{8}\Z")  # the prefix and 8 characters (store.write_atomic)
 
 
 def remove_stale_temps(directory, pattern=TEMP_NAME):
@@ -48,36 +47,7 @@ def remove_stale_temps(directory, pattern=TEMP_NAME):
 
 def atomic_write(path, data, mode=0o644):
     """Write ``data`` to ``path`` so that a crash leaves the old file or the new one, never half."""
-    directory = os.path.dirname(path)
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(directory)
-
-
-def fsync_dir(directory):
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    write_atomic(path, data, mode, durable=True)
 
 
 def copy_exact(src, dst):

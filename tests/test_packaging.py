@@ -18,6 +18,12 @@ def test_wheel_has_one_top_level_package(tmp_path):
                 "installer/cli.py", "templates/git-hooks/reference-transaction",
                 "templates/git-hooks/lib.sh"):
         assert "agentguard/" + sub in names
+    for top in ("hooks", "installer"):  # every package of the source tree, so a new one cannot be left out
+        for folder, dirs, files in os.walk(os.path.join(ROOT, top)):
+            dirs[:] = [d for d in dirs if d != "__pycache__"]
+            if "__init__.py" in files:
+                rel = os.path.relpath(os.path.join(folder, "__init__.py"), ROOT).replace(os.sep, "/")
+                assert "agentguard/" + rel in names, "%s is not in the wheel (pyproject.toml packages)" % rel
     assert not [n for n in names if "tests/" in n or "__pycache__" in n]
 
 

@@ -46,12 +46,13 @@ def decide(command=None, write=None, cwd="."):
     return ("allow", "", "") if block is None else ("block", block.rule, block.reason())
 
 
-def parse_args(argv):
+def parse_args(argv, after=False):
+    """(cwd, as_json, write, command) of ``check``'s arguments; ``after``: only --cwd and --json."""
     cwd, as_json, write, rest = ".", False, None, []
     i = 0
     while i < len(argv):
         a = argv[i]
-        if a == "--":
+        if a == "--" and not after:
             rest.extend(argv[i + 1:])
             break
         if a == "--json":
@@ -61,6 +62,8 @@ def parse_args(argv):
             i += 1
         elif a.startswith("--cwd="):
             cwd = a[len("--cwd="):]
+        elif after:
+            raise ValueError("--after takes only --cwd DIR and --json")
         elif a == "--write" and i + 1 < len(argv):
             write = argv[i + 1]
             i += 1
@@ -71,7 +74,7 @@ def parse_args(argv):
         else:
             rest.append(a)
         i += 1
-    if (write is None) == (not rest) or (write is not None and rest):
+    if not after and ((write is None) == (not rest) or (write is not None and rest)):
         raise ValueError("give a COMMAND or --write PATH")
     return cwd, as_json, write, " ".join(rest) if rest else None
 
@@ -88,10 +91,8 @@ def main(argv, out=None):
     try:
         if hook is not None:
             cwd, as_json, write, command = ".", False, None, None
-        elif after:
-            cwd, as_json = parse_after_args(argv)
         else:
-            cwd, as_json, write, command = parse_args(argv)
+            cwd, as_json, write, command = parse_args(argv, after)
     except ValueError as exc:
         sys.stderr.write("%s\nagentguard check: %s\n" % (USAGE, exc))
         return 2
@@ -127,22 +128,3 @@ def record_snapshot(cwd):
         record(cwd)
     except Exception:
         pass
-
-
-def parse_after_args(argv):
-    """(cwd, as_json) of ``check --after [--cwd DIR] [--json]``."""
-    cwd, as_json = ".", False
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--json":
-            as_json = True
-        elif a == "--cwd" and i + 1 < len(argv):
-            cwd = argv[i + 1]
-            i += 1
-        elif a.startswith("--cwd="):
-            cwd = a[len("--cwd="):]
-        else:
-            raise ValueError("--after takes only --cwd DIR and --json")
-        i += 1
-    return cwd, as_json

@@ -102,6 +102,22 @@ class _Timeout(BaseException):
     """Raised by the alarm; a BaseException so that the analyser's own catch-all does not take it."""
 
 
+def _on_alarm(signum, frame):
+    raise _Timeout()
+
+
+def _start_alarm():
+    """Arm the TIMEOUT alarm; returns the handler it replaced, for ``_stop_alarm``."""
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.alarm(TIMEOUT)
+    return previous
+
+
+def _stop_alarm(previous):
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
 def subjects(protocol, payload):
     """[("command" | "write", text, cwd)] that the tool call in ``payload`` would run or write."""
     if not isinstance(payload, dict):
@@ -210,11 +226,7 @@ def main(harness, stdin=None, out=None, err=None):
         return 2
     data = b""
 
-    def on_alarm(signum, frame):
-        raise _Timeout()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TIMEOUT)
+    previous = _start_alarm()
     try:
         data = stdin.read(MAX_PAYLOAD + 1)
         if len(data) > MAX_PAYLOAD:
@@ -229,8 +241,7 @@ def main(harness, stdin=None, out=None, err=None):
     except Exception as exc:  # an unreadable payload or a bug: never a traceback, never a silent pass on git
         block = _fallback(harness, data, type(exc).__name__)
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        _stop_alarm(previous)
     if block is None:
         return 0
     reason = block.reason()
@@ -256,11 +267,7 @@ def after_main(harness, stdin=None, out=None, err=None):
     protocol = PROTOCOLS[harness]
     event = protocol.post[0]
 
-    def on_alarm(signum, frame):
-        raise _Timeout()
-
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(TIMEOUT)
+    previous = _start_alarm()
     try:
         data = stdin.read(MAX_PAYLOAD + 1)
         try:
@@ -281,8 +288,7 @@ def after_main(harness, stdin=None, out=None, err=None):
     except Exception as exc:  # a bug: never a traceback, never silence
         reason = UNCHECKED.format(type(exc).__name__)
     finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+        _stop_alarm(previous)
     if not reason:
         return 0
     answer, status = protocol.tell(reason, event) if protocol.tell is not None else (None, 2)

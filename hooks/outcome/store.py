@@ -28,14 +28,25 @@ def sha256(data):
     return hashlib.sha256(data).hexdigest()
 
 
-def write_atomic(path, data, mode=0o644):
+def write_atomic(path, data, mode=0o644, durable=False):
+    """Write ``data`` to ``path`` through a temp file and a rename: the old file or the new one, never
+    half. ``durable``: synced to disk, file and directory (install's files; a snapshot is a cache).
+    The temp name is ``.agentguard-tmp-`` and 8 characters, what install's clean-up removes."""
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
-    tmp = os.path.join(directory, ".agentguard-tmp-%d-%s" % (os.getpid(), os.urandom(6).hex()))
+    while True:
+        tmp = os.path.join(directory, ".agentguard-tmp-" + os.urandom(4).hex())
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            break
+        except FileExistsError:
+            continue
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
@@ -44,6 +55,21 @@ def write_atomic(path, data, mode=0o644):
         except OSError:
             pass
         raise
+    if durable:
+        fsync_dir(directory)
+
+
+def fsync_dir(directory):
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def put(ag_home, data):
