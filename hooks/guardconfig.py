@@ -37,11 +37,6 @@ def split(key):
     return section.lower(), sub, var.lower()
 
 
-def canonical(key):
-    section, sub, var = split(key)
-    return "%s.%s.%s" % (section, sub, var) if sub else "%s.%s" % (section, var)
-
-
 def rule_for(key, value="", follows=None, protects=None):
     """(rule, detail) when setting or unsetting ``key`` (to ``value``) changes what the guard relies
     on, else None. ``follows(name)``: protected branches follow remote ``name``; ``protects(branch)``:

@@ -54,12 +54,13 @@ def _names_agentguard(path):
 
 
 def check(where, before, report):
-    policy = snapshot.policy_of(where)
+    record = snapshot.install_record(where)
+    policy = snapshot.policy_of(where, record)
     state = RepoState(where.ag_home, cwd=where.top)
     config, refs = snapshot.read_git(where, policy)
     if before.get("config") is not None:
-        config = undo_config(where, before["config"], config, policy, state, report)
-    undo_files(where, before, report)
+        undo_config(where, before["config"], config, policy, report)
+    undo_files(where, before, snapshot.owned_files(where, record), report)
     if policy is not None:
         if before.get("refs") is not None:
             refs_mod.undo(where, before["refs"], refs, policy, state, report)
@@ -68,7 +69,7 @@ def check(where, before, report):
 
 
 # -- config ---------------------------------------------------------------------------------------
-def guard_entries(config, policy, state):
+def guard_entries(config, policy):
     """{(file, key, value): count} of the entries a guard rule reads (``guardconfig.rule_for``)."""
     recorded = policy.remotes if policy is not None else None
 
@@ -88,13 +89,13 @@ def minus(a, b):
     return [entry for entry, n in sorted(a.items(), key=repr) for _ in range(n - b.get(entry, 0))]
 
 
-def undo_config(where, before, now, policy, state, report):
-    want = guard_entries(before, policy, state)
+def undo_config(where, before, now, policy, report):
+    want = guard_entries(before, policy)
     for _ in range(ROUNDS):
-        have = guard_entries(now, policy, state)
+        have = guard_entries(now, policy)
         added, removed = minus(have, want), minus(want, have)
         if not added and not removed:
-            return now
+            return
         for path, key, value in added:
             args = ["config", "--file", path, "--unset-all", key]
             if value is not None:
@@ -110,11 +111,10 @@ def undo_config(where, before, now, policy, state, report):
             if rc == 0:
                 report.add("config", "put back %s in %s" % (_entry(key, value), _show(where, path)), key=key,
                            old=value or "", path=path)
-        now = snapshot.read_git(where)[0]
-    have = guard_entries(now, policy, state)
+        now = snapshot.read_git(where, policy)[0]
+    have = guard_entries(now, policy)
     for path, key, value in minus(have, want) + minus(want, have):
         report.fail("%s in %s could not be undone" % (_entry(key, value), _show(where, path)))
-    return now
 
 
 def _entry(key, value):
@@ -134,9 +134,9 @@ def same(a, b):
     return a is not None and b is not None and a[0] == b[0] and a[1] == b[1] and a[6] == b[6]
 
 
-def undo_files(where, before, report):
+def undo_files(where, before, owned, report):
+    """``owned``: {path: (sha256, mode)} of the files install wrote whole (``snapshot.owned_files``)."""
     roots = snapshot.watched_roots(where)
-    owned = snapshot.owned_files(where, snapshot.install_record(where))
     old = before.get("files") or {}
     if isinstance(before.get("roots"), list) and before["roots"] != roots:
         # another HOME than the snapshot's: compare only what both saw, never one home's files for the other's

@@ -63,12 +63,7 @@ def exists(where, oid):
     return rc == 0
 
 
-def head_branch(where):
-    rc, out = gitio.run(["symbolic-ref", "-q", "HEAD"], cwd=where.top)
-    return out.decode("utf-8", "surrogateescape").strip() if rc == 0 else None
-
-
-def rescue(where, branch, tip, back_to, report, why):
+def rescue(where, state, branch, tip, back_to, report, why):
     """Keep ``tip`` on a new rescue branch, move ``branch`` back to ``back_to`` (None: delete it), and,
     when this work tree was on ``branch``, put it on the rescue branch (its files stay as they are)."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
@@ -82,7 +77,7 @@ def rescue(where, branch, tip, back_to, report, why):
             return False
         name = "%s%s-%s-%d" % (RESCUE_PREFIX, branch, stamp, n)
     ref = "refs/heads/" + branch
-    on_it = head_branch(where) == ref
+    on_it = state.head_branch() == branch
     if on_it:
         gitio.run(HOOKS_OFF + ["symbolic-ref", "-m", "agentguard: rescued " + branch, "HEAD", "refs/heads/" + name],
                   cwd=where.top)
@@ -136,7 +131,7 @@ def undo(where, before, now, policy, state, report):
             continue
         if may_stand(branch, new, old, believed, policy, state):
             continue  # fetched or pulled (its remote has it), or moved back along its own history
-        rescue(where, branch, new, old, report, "it had moved to commits its remote does not have")
+        rescue(where, state, branch, new, old, report, "it had moved to commits its remote does not have")
 
 
 def rescue_local_only(where, refs, policy, state, report):
@@ -152,4 +147,5 @@ def rescue_local_only(where, refs, policy, state, report):
         if not found or any(state.is_ancestor(tip, oid) for _, _, oid in found):
             continue
         _, counterpart, oid = found[0]
-        rescue(where, branch, tip, oid, report, "it held commits %s does not have" % counterpart[len("refs/remotes/"):])
+        rescue(where, state, branch, tip, oid, report,
+               "it held commits %s does not have" % counterpart[len("refs/remotes/"):])

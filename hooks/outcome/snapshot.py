@@ -79,18 +79,18 @@ def take(where, previous=None):
 def settled_refs(where, before, now):
     """``now``, except a protected branch that moved to commits no counterpart has since ``before``:
     it is recorded where it was, so the next after-check puts it back."""
-    from ..repostate import RepoState
-    from . import refs as refs_mod
-    policy = policy_of(where)
+    moved = sorted(ref for ref, oid in before.items() if ref.startswith("refs/heads/") and now.get(ref) != oid)
+    policy = policy_of(where) if moved else None  # the common case (nothing moved) reads nothing more
     if policy is None:
         return now
+    from ..repostate import RepoState
+    from . import refs as refs_mod
     state = RepoState(where.ag_home, cwd=where.top)
     out = dict(now)
-    for ref in sorted(set(before) | set(now)):
-        if ref.startswith("refs/heads/") and before.get(ref) != now.get(ref) and before.get(ref) is not None:
-            if now.get(ref) is None or not refs_mod.may_stand(ref[len("refs/heads/"):], now[ref], before[ref], now,
-                                                               policy, state):
-                out[ref] = before[ref]
+    for ref in moved:
+        if now.get(ref) is None or not refs_mod.may_stand(ref[len("refs/heads/"):], now[ref], before[ref], now,
+                                                           policy, state):
+            out[ref] = before[ref]
     return out
 
 
@@ -150,19 +150,9 @@ def read_git(where, policy=None):
     if patterns:
         for line in refs_out[1].decode("utf-8", "surrogateescape").splitlines():
             oid, _, ref = line.partition(" ")
-            if protected_ref(ref, policy):
+            if policy.classify(ref) is not None:
                 refs[ref] = oid
     return parse_config(config_out[1], where.top), refs
-
-
-def protected_ref(ref, policy):
-    """True for ``refs/heads/<protected>`` and ``refs/remotes/<remote>/<protected>``."""
-    if ref.startswith("refs/heads/"):
-        return policy.is_protected(ref[len("refs/heads/"):])
-    if ref.startswith("refs/remotes/"):
-        rest = ref[len("refs/remotes/"):]
-        return any(policy.is_protected(rest[i + 1:]) for i, c in enumerate(rest) if c == "/")
-    return False
 
 
 def parse_config(data, cwd):
