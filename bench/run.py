@@ -275,49 +275,42 @@ def _machine():
     return {"git": git, "python": sys.version.split()[0], "cpus": os.cpu_count()}
 
 
+def sampled(runs, argv, prepare=None, then=None, **kwargs):
+    """summary() of ``runs`` timed runs of ``argv`` (one warm-up run first, not counted); ``prepare``
+    runs before each, untimed; ``then`` checks after each."""
+    samples = []
+    for i in range(runs + 1):
+        if prepare:
+            prepare()
+        t = timed(lambda: subprocess.run(argv, capture_output=True, **kwargs))
+        if then:
+            then()
+        if i:
+            samples.append(t)
+    return summary(samples)
+
+
 def _agentguard_only(repo, runs, env, quick):
     out = {}
     command = "git checkout -b fix && git add -A && git commit -m 'fix the thing' && git push -u origin HEAD"
-    samples = []
-    for i in range(runs + 1):
-        t = timed(lambda: subprocess.run([AGENTGUARD, "check", "--json", command], cwd=repo.path, env=env,
-                                         capture_output=True))
-        if i:
-            samples.append(t)
-    out["agentguard check (CLI)"] = summary(samples)
+    at = {"cwd": repo.path, "env": env}
+    out["agentguard check (CLI)"] = sampled(runs, [AGENTGUARD, "check", "--json", command], **at)
     check = os.path.join(repo.path, ".git", "agentguard", "check")
-    samples = []
-    for i in range(runs + 1):
-        t = timed(lambda: subprocess.run([check, "--json", "--", command], cwd=repo.path, env=env, capture_output=True))
-        if i:
-            samples.append(t)
-    out["agentguard check (runtime copy, what adapters run)"] = summary(samples)
-    samples = []
-    for i in range(runs + 1):
-        t = timed(lambda: subprocess.run([check, "--after", "--json"], cwd=repo.path, env=env, capture_output=True))
-        if i:
-            samples.append(t)
-    out["agentguard check --after (runtime copy, nothing to undo)"] = summary(samples)
+    out["agentguard check (runtime copy, what adapters run)"] = sampled(runs, [check, "--json", "--", command], **at)
+    out["agentguard check --after (runtime copy, nothing to undo)"] = sampled(runs, [check, "--after", "--json"], **at)
     hook = os.path.join(repo.path, ".git", "hooks", "pre-commit")
-    samples = []
-    for i in range(runs + 1):
-        os.unlink(hook)
-        t = timed(lambda: subprocess.run([check, "--after", "--json"], cwd=repo.path, env=env, capture_output=True))
+
+    def restored():
         assert os.path.exists(hook), "check --after did not put the hook back"
-        if i:
-            samples.append(t)
-    out["agentguard check --after (restoring a deleted hook)"] = summary(samples)
+
+    out["agentguard check --after (restoring a deleted hook)"] = sampled(
+        runs, [check, "--after", "--json"], prepare=lambda: os.unlink(hook), then=restored, **at)
     out.update(_harness_hooks(repo, runs, env, command))
     n = 200 if quick else 5000
     oid = repo.git("rev-parse", "HEAD").strip()
     creates = "".join("create refs/tags/d%05d %s\n" % (i, oid) for i in range(n))
     repo.git("update-ref", "--stdin", stdin=creates.encode())
-    samples = []
-    for i in range(runs + 1):
-        t = timed(lambda: subprocess.run([AGENTGUARD, "doctor", "--json"], cwd=repo.path, env=env, capture_output=True))
-        if i:
-            samples.append(t)
-    out["agentguard doctor (%d refs)" % n] = summary(samples)
+    out["agentguard doctor (%d refs)" % n] = sampled(runs, [AGENTGUARD, "doctor", "--json"], **at)
     out["runtime peak memory (KiB), 10,000-line protected transaction"] = _peak_memory(repo, env)
     return out
 
@@ -337,13 +330,7 @@ def _harness_hooks(repo, runs, env, command):
         shell_tool = next(iter(protocol.shell))
         payload = json.dumps({protocol.tool: shell_tool, protocol.args: {protocol.shell[shell_tool]: command},
                               "cwd": repo.path}).encode()
-        samples = []
-        for i in range(runs + 1):
-            t = timed(lambda: subprocess.run(["sh", "-c", hook, "agentguard", name], cwd=repo.path, env=env,
-                                             input=payload, capture_output=True))
-            if i:
-                samples.append(t)
-        out[label] = summary(samples)
+        out[label] = sampled(runs, ["sh", "-c", hook, "agentguard", name], cwd=repo.path, env=env, input=payload)
     return out
 
 

@@ -71,6 +71,16 @@ class Git:
         return self.run("for-each-ref", "--format=%(refname:short)", "refs/heads/").stdout.split()
 
 
+def replace_in_file(path, old, new):
+    """Rewrite ``path`` with ``old`` (which must be there) replaced by ``new``: an adapter with one of
+    its handlers switched off, for the controls."""
+    with open(path) as fh:
+        text = fh.read()
+    assert old in text, (path, old)
+    with open(path, "w") as fh:
+        fh.write(text.replace(old, new))
+
+
 def agentguard(*args, cwd, env, check=True, input=None):
     proc = subprocess.run([AGENTGUARD, *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=120, input=input)

@@ -10,6 +10,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
 from tamper import DELETED, deleting  # noqa: E402
+from helpers import replace_in_file  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 NODE = os.path.join(HERE, "node")
@@ -96,12 +97,8 @@ def test_pi_without_the_tool_result_handler_the_hook_stays_deleted(guarded):
     """The control: the same session with the extension's tool_result handler switched off."""
     repo, _ = guarded
     need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
-    path = os.path.join(repo.path, ".pi", "extensions", "agentguard.ts")
-    with open(path) as fh:
-        text = fh.read()
-    assert 'pi.on("tool_result"' in text
-    with open(path, "w") as fh:
-        fh.write(text.replace('pi.on("tool_result"', 'pi.on("tool_result_unused"'))
+    replace_in_file(os.path.join(repo.path, ".pi", "extensions", "agentguard.ts"),
+                    'pi.on("tool_result"', 'pi.on("tool_result_unused"')
     out = run(["node", os.path.join(NODE, "pi_session.mjs"), repo.path, deleting("pre-commit")], repo, "")
     assert DELETED in out[0]["text"] and "tool-outcome" not in out[0]["text"], out
     assert pre_commit(repo) is None

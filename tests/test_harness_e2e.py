@@ -18,6 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
 from fakeserver import Result as Outcome  # noqa: E402
 from tamper import DELETED, deleting  # noqa: E402
+from helpers import replace_in_file  # noqa: E402
 
 HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot")
 pytestmark = pytest.mark.slow
@@ -195,12 +196,8 @@ def test_a_missing_runtime_blocks_git_and_lets_the_rest_run(guarded, name):
 def drop_after_entries(name, repo):
     """The control: the adapter without its after-call entries (the check before calls stays)."""
     if name == "opencode":
-        path = os.path.join(repo.path, ".opencode", "plugins", "agentguard.js")
-        with open(path) as fh:
-            text = fh.read()
-        assert '"tool.execute.after"' in text
-        with open(path, "w") as fh:
-            fh.write(text.replace('"tool.execute.after"', '"tool.execute.unused"'))
+        replace_in_file(os.path.join(repo.path, ".opencode", "plugins", "agentguard.js"),
+                        '"tool.execute.after"', '"tool.execute.unused"')
         return
     rel = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
            "copilot": ".github/hooks/agentguard.json"}[name]

@@ -70,11 +70,8 @@ def test_hook_from_a_subdirectory_and_a_nested_cd(guarded):
     assert proc.returncode == 2 and "[rule: no-verify]" in proc.stderr
 
 
-@pytest.mark.parametrize("broken", ["missing", "crashing", "silent"])
-def test_a_broken_runtime_blocks_git_and_lets_the_rest_run(guarded, broken):
-    """Exit 1 means allow to three of these harnesses: a runtime that is gone or fails must not
-    end in 1. Calls that involve git or the guard's files are blocked; others run."""
-    repo, bare = guarded
+def break_runtime(repo, broken):
+    """The decision command gone ("missing"), failing with status 1 ("crashing") or 127 ("silent")."""
     check = os.path.join(repo.path, ".git", "agentguard", "check")
     os.unlink(check)
     if broken != "missing":
@@ -82,6 +79,14 @@ def test_a_broken_runtime_blocks_git_and_lets_the_rest_run(guarded, broken):
             fh.write("#!/bin/sh\ncat >/dev/null\n%s\n"
                      % ("echo boom >&2; exit 1" if broken == "crashing" else "exit 127"))
         os.chmod(check, 0o755)
+
+
+@pytest.mark.parametrize("broken", ["missing", "crashing", "silent"])
+def test_a_broken_runtime_blocks_git_and_lets_the_rest_run(guarded, broken):
+    """Exit 1 means allow to three of these harnesses: a runtime that is gone or fails must not
+    end in 1. Calls that involve git or the guard's files are blocked; others run."""
+    repo, bare = guarded
+    break_runtime(repo, broken)
     before = (repo.rev("main"), bare.rev("main"))
     for harness in H.NAMES:
         proc = hook(repo, harness, CALLS[harness]("git push origin HEAD:main"))
@@ -239,13 +244,7 @@ def test_after_the_call_a_broken_runtime_is_told_to_the_model_and_blocks_nothing
     """The after-check cannot run: the call ran already, so nothing is blocked, but the model reads
     that the guard went unchecked, after every call (an `ls` too), in the harness's terms."""
     repo, _ = guarded
-    check = os.path.join(repo.path, ".git", "agentguard", "check")
-    os.unlink(check)
-    if broken != "missing":
-        with open(check, "w") as fh:
-            fh.write("#!/bin/sh\ncat >/dev/null\n%s\n"
-                     % ("echo boom >&2; exit 1" if broken == "crashing" else "exit 127"))
-        os.chmod(check, 0o755)
+    break_runtime(repo, broken)
     why = "its runtime copy is missing" if broken == "missing" else "status %s" % (1 if broken == "crashing" else 127)
     for harness in H.NAMES:
         for event in post_events(harness):
