@@ -37,9 +37,29 @@ def _fail(exc):
     raise typer.Exit(1)
 
 
+def _one_path(paths):
+    """The single repository path of a plain install/uninstall/doctor (several only with --all)."""
+    if paths and len(paths) > 1:
+        raise typer.BadParameter("one repository at a time (several roots only with --all)")
+    return paths[0] if paths else None
+
+
+def _exclusive(**modes):
+    chosen = [name for name, on in modes.items() if on]
+    if len(chosen) > 1:
+        raise typer.BadParameter("%s cannot be combined" % " and ".join("--" + n for n in chosen))
+
+
+_ALL_HELP = "Find every repository under the given roots (default: here) and do this for each; one table."
+_DEPTH_HELP = "With --all: how deep below each root to look for repositories."
+_JOBS_HELP = "With --all: repositories handled at once (default: the number of CPUs)."
+
+
 @app.command()
 def install(
-    path: Optional[str] = typer.Argument(None, help="A directory inside the repository (default: here)."),
+    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
+                                                help="A directory inside the repository (default: here); "
+                                                     "with --all, the roots to search."),
     protect: Optional[List[str]] = typer.Option(None, "--protect", metavar="PATTERN",
                                                 help="Protect these branch patterns instead of the "
                                                      "configured ones (repeatable)."),
@@ -53,15 +73,50 @@ def install(
                                               help="Route every push of the repository's remotes through the "
                                                    "guard in git's transport, which --no-verify cannot skip "
                                                    "(default: on, or as the last install had it)."),
+    server: Optional[str] = typer.Option(None, "--server", metavar="BARE_REPO",
+                                         help="Guard a bare repository that people push to: a pre-receive hook "
+                                              "refuses updates of protected branches unless the pusher is "
+                                              "allowed, and then fast-forwards only."),
+    allow_pusher: Optional[List[str]] = typer.Option(None, "--allow-pusher", metavar="NAME",
+                                                     help="With --server: a pusher who may fast-forward protected "
+                                                          "branches (repeatable; default: nobody)."),
+    all_: bool = typer.Option(False, "--all", help=_ALL_HELP),
+    depth: int = typer.Option(4, "--depth", min=0, max=20, help=_DEPTH_HELP),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=256, help=_JOBS_HELP),
+    as_json: bool = typer.Option(False, "--json", help="With --all: print the table as JSON."),
+    template: bool = typer.Option(False, "--template",
+                                  help="Guard every repository git creates from now on (git init, git clone): "
+                                       "writes agentguard's git template and points init.templateDir at it."),
 ):
     """Install the git backstop (hooks, runtime, policy snapshot) and the harness adapters."""
     from .adapters import parse_harnesses
     from .install import apply_install, describe, plan_install
+    _exclusive(server=server is not None, all=all_, template=template)
+    if allow_pusher and server is None:
+        raise typer.BadParameter("--allow-pusher goes with --server")
     try:
         if os.name != "posix":
             raise AgentguardError("agentguard runs on Linux and macOS (on Windows: inside WSL); its runtime needs "
                                   "posix_spawn and fcntl, which native Windows Python does not have")
+        if server is not None:
+            from .server import install_server
+            if paths:
+                raise typer.BadParameter("--server takes the bare repository as its value, no PATH")
+            for line in install_server(server, protect, allow_pusher or [], dry_run=dry_run):
+                typer.echo(line)
+            return
         harnesses = [] if no_adapters else parse_harnesses(harness)
+        if template:
+            from .template import install_template
+            for line in install_template(protect, dry_run=dry_run):
+                typer.echo(line)
+            return
+        if all_:
+            from . import fleet
+            rows = fleet.install_all(paths or ["."], depth=depth, protect=protect, harnesses=harnesses,
+                                     transport=push_guard, jobs=jobs, dry_run=dry_run)
+            raise typer.Exit(fleet.emit(rows, as_json, "install"))
+        path = _one_path(paths)
         plan = plan_install(path, protect, harnesses=harnesses, transport=push_guard)
         for warning in plan.warnings:
             typer.echo("agentguard: warning: %s" % warning, err=True)
@@ -93,10 +148,28 @@ def install(
 @app.command()
 def uninstall(
     path: Optional[str] = typer.Argument(None, help="A directory inside the repository (default: here)."),
+    server: Optional[str] = typer.Option(None, "--server", metavar="BARE_REPO",
+                                         help="Remove agentguard from a bare repository (install --server)."),
+    template: bool = typer.Option(False, "--template", help="Undo install --template."),
 ):
     """Remove what install wrote and put back every hook that was there before, byte for byte."""
     from .install import uninstall as do_uninstall
+    _exclusive(server=server is not None, template=template)
     try:
+        if server is not None or template:
+            if path is not None:
+                raise typer.BadParameter("no PATH with --server or --template")
+            if server is not None:
+                from .server import uninstall_server as undo
+                done, warnings = undo(server)
+            else:
+                from .template import uninstall_template as undo
+                done, warnings = undo()
+            for warning in warnings:
+                typer.echo("agentguard: warning: %s" % warning, err=True)
+            for line in done:
+                typer.echo(line)
+            return
         info, done, warnings = do_uninstall(path)
     except (AgentguardError, OSError) as exc:
         _fail(exc)
@@ -109,21 +182,45 @@ def uninstall(
 
 @app.command()
 def doctor(
-    path: Optional[str] = typer.Argument(None, help="A directory inside the repository (default: here)."),
+    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
+                                                help="A directory inside the repository (default: here); "
+                                                     "with --all, the roots to search."),
     as_json: bool = typer.Option(False, "--json", help="Print {ok, checks: [{id, status, summary, fix}]}."),
     fix: bool = typer.Option(False, "--fix", help="Repair what install owns, then check again."),
+    server: Optional[str] = typer.Option(None, "--server", metavar="BARE_REPO",
+                                         help="Check a bare repository guarded with install --server, "
+                                              "with a live push probe that changes nothing."),
+    all_: bool = typer.Option(False, "--all", help=_ALL_HELP),
+    depth: int = typer.Option(4, "--depth", min=0, max=20, help=_DEPTH_HELP),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=256, help=_JOBS_HELP),
+    no_probes: bool = typer.Option(False, "--no-probes", help="Skip the live probes (faster; proves less)."),
 ):
     """Prove, by exercising the real hooks, that the protection works; name every gap."""
     from . import doctor as doc
     from .report import emit
+    _exclusive(server=server is not None, all=all_)
+    if fix and server is not None:
+        raise typer.BadParameter("--fix does not go with --server (run install --server again)")
     try:
-        d = doc.Doctor(path)
-        d.run()
+        if server is not None:
+            if paths:
+                raise typer.BadParameter("--server takes the bare repository as its value, no PATH")
+            from .server import ServerDoctor
+            d = ServerDoctor(server)
+            d.run(live=not no_probes)
+            emit(d, as_json)
+            raise typer.Exit(0 if d.ok() else 1)
+        if all_:
+            from . import fleet
+            rows = fleet.doctor_all(paths or ["."], depth=depth, live=not no_probes, jobs=jobs, fix=fix)
+            raise typer.Exit(fleet.emit(rows, as_json, "doctor"))
+        d = doc.Doctor(_one_path(paths))
+        d.run(live=not no_probes)
         fixed = None
         if fix:
             fixed = doc.fix(d)
             if fixed or d.notes:
-                d.run()
+                d.run(live=not no_probes)
     except (AgentguardError, OSError) as exc:
         typer.echo("agentguard: %s" % safe(str(exc), 400), err=True)
         raise typer.Exit(2)
