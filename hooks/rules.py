@@ -79,6 +79,9 @@ RULES = _rules(
     ("guard-error", "when the analyser itself fails, the command is blocked",
      "this command, because agentguard could not check it ({0})",
      "run `agentguard doctor`; until then, work on a branch"),
+    ("not-installed", "a clone whose committed harness settings call agentguard, but has no installation, says so",
+     "this tool call: the {0} settings in this repository call agentguard, but it is not installed in this clone",
+     "run agentguard install here (pip install agentguard)"),
     ("push-guard", "every push of the repository's remotes goes through the push guard in git's transport",
      "{0}", "push to a configured remote as it is; after adding or changing one, the user runs "
      "`agentguard install` again"),
@@ -89,6 +92,12 @@ RULES = _rules(
     ("remote-config", "protected branches follow only the remotes recorded at install, at their recorded URLs",
      "{0}, which changes a remote that protected branches follow",
      "ask the user; after a change they intend, they run `agentguard install` again"),
+    ("server-push-protected", "on a guarded server, only an allowed pusher updates a protected branch",
+     "a push to protected branch '{0}' by a pusher who is not allowed",
+     "git push -u origin HEAD:%s, then open a pull request" % NEW_BRANCH),
+    ("server-rewrite-protected", "on a guarded server, a protected branch only moves forward: no deletion, no rewrite",
+     "deleting or rewriting protected branch '{0}'",
+     "push the work as a new branch and open a pull request"),
 )
 
 # rules that name a protected branch in their detail

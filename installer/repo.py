@@ -44,8 +44,8 @@ def discover(path):
         raise AgentguardError("%s is not inside a git repository" % safe(path, 300))
     if answer[0] == "true":
         raise AgentguardError(
-            "%s is a bare repository: agentguard guards working repositories; protect branches of a "
-            "server-side repository with the server's branch protection" % safe(path, 300))
+            "%s is a bare repository: guard the repository a team pushes to with "
+            "`agentguard install --server %s`" % (safe(path, 300), safe(path, 300)))
     if answer[1] == "true" and os.path.realpath(answer[2]) != os.path.realpath(os.path.dirname(answer[2])):
         return discover(os.path.dirname(answer[2]))  # inside .git: the work tree around it
     raise AgentguardError("cannot read the repository: %s" % safe(err.decode("utf-8", "replace").strip(), 200))

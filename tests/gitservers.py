@@ -40,9 +40,14 @@ class Server:
 
 
 class SSHServer(Server):
-    def __init__(self, root, *args, **kw):
+    def __init__(self, root, *args, key_files=None, **kw):
         super().__init__(*args, **kw)
         self.root = root
+        self.key_files = dict(key_files or {})
+
+    def env_for(self, key):
+        """The client environment that logs in with the named key of sshd(keys=...)."""
+        return {"GIT_SSH_COMMAND": "%s -i %s" % (self.env["GIT_SSH_COMMAND"], shlex.quote(str(self.key_files[key])))}
 
     def scp_url(self, name):
         """The scp-like form, through the Host alias of the generated client config."""
@@ -157,8 +162,12 @@ def _keygen(path):
 
 
 @contextlib.contextmanager
-def sshd(root, scratch, path=None):
+def sshd(root, scratch, path=None, key_env=None, keys=None):
     """OpenSSH's sshd, logging in as the current user with a fresh key.
+
+    `key_env` adds `environment=` options to that key (e.g. {"AGENTGUARD_PUSHER": "alice"}); `keys`
+    ({name: env}) adds one more key per name with its own `environment=`: server.env_for(name) logs
+    in with it.
 
     Yields an SSHServer: url(name) is ssh://<user>@127.0.0.1:<port><root>/<name>, scp_url(name) is
     agtest:<root>/<name>, env is {"GIT_SSH_COMMAND": "ssh -F <client config>"}; the client config
@@ -177,10 +186,13 @@ def sshd(root, scratch, path=None):
     # bash (built to source ~/.bashrc under sshd) does not read the real user's .bashrc, which may
     # change PATH. (The client's SetEnv only passes what AcceptEnv lists; sshd_config's SetEnv
     # needs OpenSSH >= 8.7.)
-    options = ",".join('environment="%s=%s"' % (k, v.replace("\\", "\\\\").replace('"', '\\"'))
-                       for k, v in git_env.items())
-    authorized = _write(scratch / "authorized_keys",
-                        "%s %s" % (options, (client_key.with_suffix(".pub")).read_text()))
+    def options(extra):
+        return ",".join('environment="%s=%s"' % (k, v.replace("\\", "\\\\").replace('"', '\\"'))
+                        for k, v in dict(git_env, **(extra or {})).items())
+    key_files = {name: _keygen(scratch / ("client_%s_ed25519_key" % name)) for name in keys or {}}
+    authorized = _write(scratch / "authorized_keys", "".join(
+        "%s %s" % (options(extra), key.with_suffix(".pub").read_text())
+        for key, extra in [(client_key, key_env)] + [(key_files[n], (keys or {})[n]) for n in key_files]))
     known_hosts = _write(scratch / "known_hosts", "%s %s" % (SSH_ALIAS, Path(str(host_key) + ".pub").read_text()))
     cfg = scratch / "sshd_config"
 
@@ -205,7 +217,8 @@ def sshd(root, scratch, path=None):
 
     with _serve("sshd", scratch, argv, env={"PATH": os.environ.get("PATH", os.defpath)}) as (port, log, pid):
         env = {"GIT_SSH_COMMAND": "ssh -F %s" % shlex.quote(str(scratch / "ssh_config"))}
-        yield SSHServer(root, "ssh://%s@127.0.0.1:%d%s" % (user, port, root), port, env, log, pid)
+        yield SSHServer(root, "ssh://%s@127.0.0.1:%d%s" % (user, port, root), port, env, log, pid,
+                        key_files=key_files)
 
 
 def _lighttpd_str(value):
