@@ -25,7 +25,7 @@ from ..hooks.policy import Policy, PolicyError, load_snapshot
 from ..hooks.gitio import GitError, scrubbed_env
 from ..hooks.repostate import RepoState
 from ..hooks.textsafe import safe
-from . import adapters, harnesstrust
+from . import adapters, harnesstrust, worktrees
 from . import harnesses as harness_mod
 from . import gitoptions
 from . import manifest as manifest_mod
@@ -175,24 +175,29 @@ def check_hooks_location(ctx):
 
 
 def check_worktrees(ctx):
+    """Every worktree git lists reads the hooks install wrote (a relative core.hooksPath resolves per
+    worktree); those that cannot be used now (bare, prunable, gone) are named and skipped."""
     if ctx.record is None:
         return
     bad = []
-    for line in ctx.git(["worktree", "list", "--porcelain"]).splitlines():
-        if not line.startswith("worktree "):
-            continue
-        wt = line[len("worktree "):]
-        if not os.path.isdir(wt) or os.path.realpath(wt) == ctx.info.top:
-            continue
-        hooks = git(["rev-parse", "--git-path", "hooks"], cwd=wt, check=False)
-        if hooks and os.path.realpath(os.path.join(wt, hooks)) != ctx.info.hooks_dir:
-            bad.append(wt)
+    found, skipped = _worktrees(ctx)
+    for other in found.values():
+        if other.top != ctx.info.top and other.hooks_dir != ctx.info.hooks_dir:
+            bad.append(other.top)
+    note = "; skipped %s" % ", ".join("%s (%s)" % (safe(p, 200), why) for p, why in skipped if why != "bare") \
+        if any(why != "bare" for _, why in skipped) else ""
     if bad:
         ctx.add("hooks.worktrees", "fail", "linked worktree %s reads hooks from elsewhere (a relative "
-                "core.hooksPath resolves per worktree)" % safe(bad[0], 200),
+                "core.hooksPath resolves per worktree)%s" % (safe(bad[0], 200), note),
                 "agentguard install %s" % safe(bad[0], 200))
     else:
-        ctx.add("hooks.worktrees", "pass", "every worktree reads the same hooks")
+        ctx.add("hooks.worktrees", "pass", "every worktree reads the same hooks (%d worktree%s)%s"
+                % (len(found), "" if len(found) == 1 else "s", note))
+
+
+def _worktrees(ctx):
+    """({key: RepoInfo} of the usable worktrees, [(path, why)] of the skipped ones), asked once."""
+    return ctx.memo("worktrees", lambda: worktrees.live(ctx.info))
 
 
 def check_hook_files(ctx):
@@ -430,10 +435,24 @@ def check_config_hooks(ctx):
 
 
 def check_template_dir(ctx):
+    """init.templateDir: agentguard's own template (``install --template``) passes when it is what
+    this agentguard would write now; any other template gives new clones its hooks, not agentguard's."""
+    from .template import expand, read_mark, template_problem
     template = ctx.git(["config", "--get", "init.templateDir"])
-    if template.strip():
+    if not template.strip():
+        return
+    path = expand(template)
+    if read_mark(path) is None:
         ctx.add("bypass.template-dir", "warn", "init.templateDir=%s: new clones get those hooks, not "
                 "agentguard's" % safe(template, 200), "agentguard install   # in each new clone")
+        return
+    problem = template_problem(path)
+    if problem:
+        ctx.add("bypass.template-dir", "warn", problem + ": new repositories get its old hooks",
+                "agentguard install --template   # rewrites it")
+    else:
+        ctx.add("bypass.template-dir", "pass", "init.templateDir is agentguard's template (%s): every new git init "
+                "and git clone starts guarded" % safe(path, 200))
 
 
 # -- protected branches -------------------------------------------------------------------------
@@ -574,46 +593,78 @@ def _judge_tracking(ctx, remote, branch, oid, real):
 
 # -- harness adapters ---------------------------------------------------------------------------
 def check_adapters(ctx):
-    """Each adapter install wrote is in place and unmodified, and its harness will load it."""
+    """Each adapter install wrote is in place and unmodified, and its harness will load it; in every
+    other worktree too (what post-checkout writes there on `git worktree add`)."""
     if ctx.record is None:
         return
-    recorded = ctx.record.get("adapters") or {}
-    top = ctx.info.top
-    for harness in ctx.record.get("harnesses") or []:
-        problems = []
-        for rel, _, _ in adapters.FILES[harness]:
-            found = read_contained(top, rel, problems)
-            if found is None:
-                continue
-            data = found[1]
-            if data is None:
-                problems.append("%s is missing" % rel)
-            elif rel in recorded and sha256_bytes(data) != recorded[rel]:
-                problems.append("%s was modified" % rel)
-        if harness in harness_mod.SETTINGS:
-            rel = harness_mod.SETTINGS[harness][0]
-            path, data = read_contained(top, rel, problems) or (None, None)
-            missing = harness_mod.missing_events(data, harness)
-            if missing:
-                problems.append("%s does not hold agentguard's %s hook as install wrote it"
-                                % (rel, "/".join(missing)))
-            elif harness == "codex":
-                untrusted = harnesstrust.codex_hook_untrusted(path, data)
-                if untrusted:
-                    problems.append(untrusted)
-        if harness == "gptme":
-            toml = read_regular(os.path.join(top, adapters.GPTME_TOML))
-            if toml is None or not adapters.gptme_enabled(toml):
-                problems.append("gptme.toml does not enable the plugin ([plugins] paths and enabled)")
-            script = os.path.join(top, ".gptme", "verify-completion.sh")
-            if os.path.exists(script) and not os.access(script, os.X_OK):
-                problems.append(".gptme/verify-completion.sh is not executable (gptme skips it)")
+    own = worktrees.view(ctx.record, worktrees.key_of(ctx.info))
+    for harness in own.get("harnesses") or []:
+        problems = _harness_problems(ctx.info.top, harness, own.get("adapters") or {})
         if problems:
             ctx.add("adapters." + harness, "fail", "; ".join(problems[:3]), FIX_ALL)
         else:
             ctx.add("adapters." + harness, "pass", "%s adapter in place and unmodified" % harness)
         status, summary, fix_ = ENABLED[harness](ctx)
         ctx.add("adapters.%s.enabled" % harness, status, summary, fix_)
+    others = [(k, i) for k, i in _worktrees(ctx)[0].items() if i.top != ctx.info.top]
+    if not others:
+        return
+    missing = worktrees_missing_adapters(ctx.record, others)
+    if missing:
+        top, problems = missing[0]
+        more = " (and %d more worktree%s)" % (len(missing) - 1, "" if len(missing) == 2 else "s") \
+            if len(missing) > 1 else ""
+        ctx.add("adapters.worktrees", "fail", "worktree %s: %s%s" % (safe(top, 200), "; ".join(problems[:2]), more),
+                "agentguard install %s   # or: agentguard doctor --fix" % safe(top, 200))
+    else:
+        ctx.add("adapters.worktrees", "pass", "the adapters are in place in the other worktree%s (%s)"
+                % ("" if len(others) == 1 else "s", ", ".join(safe(i.top, 120) for _, i in others[:3])))
+
+
+def worktrees_missing_adapters(record, places):
+    """[(worktree top, problems)] of the worktrees (``places``: [(key, RepoInfo)]) whose adapters,
+    as its record (or, with none yet, the main worktree's harnesses) has them, are not all in place."""
+    out = []
+    for key, where in places:
+        rec = worktrees.view(record, key)
+        problems = [p for harness in rec.get("harnesses") or []
+                    for p in _harness_problems(where.top, harness, rec.get("adapters") or {})]
+        if problems:
+            out.append((where.top, problems))
+    return out
+
+
+def _harness_problems(top, harness, recorded):
+    """What is wrong with ``harness``'s adapter in the work tree ``top`` ([] when nothing)."""
+    problems: list = []
+    for rel, _, _ in adapters.FILES[harness]:
+        found = read_contained(top, rel, problems)
+        if found is None:
+            continue
+        data = found[1]
+        if data is None:
+            problems.append("%s is missing" % rel)
+        elif rel in recorded and sha256_bytes(data) != recorded[rel]:
+            problems.append("%s was modified" % rel)
+    if harness in harness_mod.SETTINGS:
+        rel = harness_mod.SETTINGS[harness][0]
+        path, data = read_contained(top, rel, problems) or (None, None)
+        missing = harness_mod.missing_events(data, harness)
+        if missing:
+            problems.append("%s does not hold agentguard's %s hook as install wrote it"
+                            % (rel, "/".join(missing)))
+        elif harness == "codex":
+            untrusted = harnesstrust.codex_hook_untrusted(path, data)
+            if untrusted:
+                problems.append(untrusted)
+    if harness == "gptme":
+        toml = read_regular(os.path.join(top, adapters.GPTME_TOML))
+        if toml is None or not adapters.gptme_enabled(toml):
+            problems.append("gptme.toml does not enable the plugin ([plugins] paths and enabled)")
+        script = os.path.join(top, ".gptme", "verify-completion.sh")
+        if os.path.exists(script) and not os.access(script, os.X_OK):
+            problems.append(".gptme/verify-completion.sh is not executable (gptme skips it)")
+    return problems
 
 
 def _enabled_pi(ctx):
@@ -752,13 +803,34 @@ def fix(doctor):
     from .install import apply_install, plan_install
     plan = []
     if any(c.status != "pass" and c.id.startswith(FIXABLE) and not c.id.endswith((".chained", ".enabled"))
-           for c in doctor.checks):
-        harnesses = (doctor.record or {}).get("harnesses")
+           and c.id != "adapters.worktrees" for c in doctor.checks):
+        harnesses = worktrees.view(doctor.record, worktrees.key_of(doctor.info)).get("harnesses")
         plan = plan_install(doctor.info.top, policy=recorded_policy(doctor.record), harnesses=harnesses)
         plan = apply_install(plan)
+    if any(c.id == "adapters.worktrees" and c.status == "fail" for c in doctor.checks):
+        doctor.notes.extend(_fix_worktrees(doctor))
     if any(c.id == "branches.ahead" and c.status == "fail" for c in doctor.checks):
         doctor.notes.extend(rescue_branches(doctor.info.top))
     return plan
+
+
+def _fix_worktrees(doctor):
+    """Write the adapters again in every other worktree missing them (as post-checkout would)."""
+    from .install import apply_install, plan_install
+    record = manifest_mod.load(doctor.info.ag_home) or {}
+    found, _ = worktrees.live(doctor.info)
+    others = [(k, i) for k, i in found.items() if i.top != doctor.info.top]
+    notes = []
+    for top, _ in worktrees_missing_adapters(record, others):
+        key = next(k for k, i in others if i.top == top)
+        try:
+            apply_install(plan_install(top, policy=recorded_policy(record),
+                                       harnesses=worktrees.view(record, key).get("harnesses")))
+            notes.append("wrote the harness adapters again in the worktree %s" % safe(top, 200))
+        except (AgentguardError, OSError) as exc:
+            notes.append("could not repair the worktree %s: %s (agentguard install %s)"
+                         % (safe(top, 200), safe(str(exc), 200), safe(top, 200)))
+    return notes
 
 
 def rescue_branches(top):

@@ -4,9 +4,10 @@ from importlib import resources
 from ..hooks.policy import literal_prefix
 from ..hooks.version import VERSION
 
-# Hooks agentguard installs: the backstop (reference-transaction), the push guard, and the
-# early, kinder refusals that stop work before objects or in-progress states are made.
-HOOK_NAMES = ("pre-commit", "pre-merge-commit", "pre-rebase", "pre-push", "reference-transaction")
+# Hooks agentguard installs: the backstop (reference-transaction), the push guard, the early,
+# kinder refusals that stop work before objects or in-progress states are made, and post-checkout,
+# which finishes the install in a new worktree or clone (`git worktree add`, `git clone`).
+HOOK_NAMES = ("pre-commit", "pre-merge-commit", "pre-rebase", "pre-push", "reference-transaction", "post-checkout")
 CHAINED_SUFFIX = ".agentguard-chained"
 MARKER = "# agentguard "  # second line of every script we write
 _TEMPLATE_FOR = {"pre-merge-commit": "pre-commit"}
@@ -68,8 +69,9 @@ def head_prefilter(policy):
     return " | ".join(alts)
 
 
-def render(hook, policy, python, chained_name, chained_is_sh):
-    """The script for ``hook``. ``chained_name`` is the file name of the hook we chain, or None."""
+def render(hook, policy, python, chained_name, chained_is_sh, agentguard_bin="agentguard"):
+    """The script for ``hook``. ``chained_name`` is the file name of the hook we chain, or None.
+    ``agentguard_bin``: the command post-checkout runs to finish an install (install's own)."""
     lib = template("lib.sh").rstrip("\n")
     chained = '"${0%%/*}/%s"' % chained_name if chained_name else "''"
     lib = (lib.replace("@AG_PY@", sh_quote(python))
@@ -81,7 +83,8 @@ def render(hook, policy, python, chained_name, chained_is_sh):
                 .replace("@HOOK@", hook)
                 .replace("@PREFILTER@", reftx_prefilter(policy))
                 .replace("@ERE@", reftx_ere(policy))
-                .replace("@HEAD_PREFILTER@", head_prefilter(policy)))
+                .replace("@HEAD_PREFILTER@", head_prefilter(policy))
+                .replace("@AG_BIN@", sh_quote(agentguard_bin)))
     return text.encode("utf-8")
 
 

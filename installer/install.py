@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..hooks.policy import SNAPSHOT_NAME, Policy, PolicyError, load_snapshot
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
-from . import adapters, harnesses as harness_mod, manifest, pushguard, settingsplan
+from . import adapters, harnesses as harness_mod, manifest, pushguard, settingsplan, worktrees
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_contained, read_regular,
@@ -41,6 +41,7 @@ class Plan:
     record: dict = field(default_factory=dict)
     request: tuple = ()  # plan_install's arguments, to plan again under the lock
     previous: dict = field(default_factory=dict)  # the manifest found when planning ({} if none)
+    worktree: object = None  # worktrees.key_of(info): None for the main worktree
 
 
 def interpreter():
@@ -52,18 +53,28 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     """What install would write. ``policy`` (a Policy) skips reading the config: the doctor's
     --fix restores the policy install recorded rather than whatever the work tree says now.
     ``harnesses``: the adapters to write (None: all; [] for --no-adapters). ``transport``: the push
-    guard in git's transport (None: as the last install had it, on for a first one)."""
+    guard in git's transport (None: as the last install had it, on for a first one).
+
+    In a linked worktree the backstop is the one shared by every worktree: without ``--protect``
+    the policy is the one recorded (a worktree's checkout does not re-decide it), and this
+    worktree's adapter files are recorded apart from the other worktrees' (``worktrees``)."""
     info = discover(path)
     _check_hooks_dir(info)
-    previous = manifest.load(info.ag_home) or {}
+    full = manifest.load(info.ag_home) or {}
+    key = worktrees.key_of(info)
+    previous = worktrees.view(full, key)  # the shared keys and this worktree's own
+    if harnesses is None and full and not worktrees.has_record(full, key):
+        harnesses = previous["harnesses"]  # a new worktree: what the others have (post-checkout's call)
     harnesses = default_harnesses(info, previous) if harnesses is None else list(harnesses)
     warnings = []
+    if policy is None and not protect and key is not None:
+        policy = worktrees.recorded_policy(full)
     if policy is None:
         policy, warnings = _policy_now(info, protect)
     if transport is None:
         transport = previous.get("transport", True) is not False
     plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses, transport),
-                previous=previous)
+                previous=full, worktree=key)
     python = interpreter()
     home = info.ag_home
 
@@ -90,17 +101,17 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
         want(target, script, HOOK_MODE, note)
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
     want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
-    adapter_record, toml_record = _plan_adapters(plan, harnesses, want)
-    settings_record, trust_record = settingsplan.plan_settings(info, harnesses, plan.previous, want)
+    adapter_record, toml_record = _plan_adapters(plan, previous, harnesses, want)
+    settings_record, trust_record = settingsplan.plan_settings(info, harnesses, previous, want)
     if transport:
         want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
-    guard_record = pushguard.plan(info, plan.previous, want, transport)
-    plan.record = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
-                   "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
-                   "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
-                   "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,
-                   "created_dirs": _created_dirs(info, plan.previous, list(adapter_record) + list(settings_record)),
-                   "owned": owned}
+    guard_record = pushguard.plan(info, previous, want, transport)
+    local = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
+             "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
+             "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
+             "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,
+             "created_dirs": _created_dirs(info, previous, list(adapter_record) + list(settings_record))}
+    plan.record = worktrees.merge(local, full, key, info.top, owned)
     if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
@@ -112,7 +123,7 @@ def default_harnesses(info, previous):
     configuration or its binary on PATH), and whatever the last install set up."""
     chosen = list(adapters.PLUGIN_HARNESSES) + harness_mod.detected(info.top)
     chosen += [h for h in previous.get("harnesses") or [] if h in adapters.HARNESSES]
-    return list(dict.fromkeys(chosen))
+    return [h for h in adapters.HARNESSES if h in chosen]  # one order, however they were found
 
 
 def _policy_now(info, protect):
@@ -136,7 +147,8 @@ def _policy_now(info, protect):
 
 
 def agentguard_bin():
-    """The agentguard command, for the gptme completion verifier (it runs the doctor)."""
+    """The agentguard command, for the gptme completion verifier (it runs the doctor) and the
+    post-checkout hook (it runs install in a new worktree)."""
     argv0 = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
     if os.path.basename(argv0) == "agentguard" and os.access(argv0, os.X_OK):
         return argv0
@@ -151,9 +163,8 @@ def _check_hooks_dir(info):
                               % safe(info.hooks_dir, 200))
 
 
-def _plan_adapters(plan, harnesses, want):
+def _plan_adapters(plan, previous, harnesses, want):
     info = plan.info
-    previous = plan.previous
     record = {}
     for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
         want(contained(info.top, rel), data, mode)
@@ -220,7 +231,7 @@ def _plan_hook(plan, hook, python):
             plan.warnings.append("the existing %s hook is not executable, so git did not run it; it is kept "
                                  "(and restored on uninstall) but not run" % hook)
     name = hook + CHAINED_SUFFIX if chained and runs else None
-    return render(hook, plan.policy, python, name, is_sh), chained
+    return render(hook, plan.policy, python, name, is_sh, agentguard_bin()), chained
 
 
 def apply_install(plan):
@@ -235,9 +246,9 @@ def apply_install(plan):
         info = plan.info
         if not plan.actions:
             return plan
-        for directory in _write_dirs(info, plan.record):
+        for directory in _write_dirs(info, worktrees.view(plan.record, plan.worktree)):
             remove_stale_temps(directory)
-        manifest.save(info.ag_home, manifest.intent(plan.record, plan.previous))
+        manifest.save(info.ag_home, worktrees.intent(plan.record, plan.previous, plan.worktree))
         for action in plan.actions:
             if action.kind == "chain":
                 copy_exact(action.note, action.path)
@@ -291,14 +302,12 @@ def uninstall(path):
             warnings.append("no record of what install wrote (%s is missing): hooks are recognised by their "
                             "header, but %s are left in place; remove them by hand"
                             % (info.display(os.path.join(home, manifest.NAME)), safe_list(leftovers)))
-        for directory in _write_dirs(info, record):
+        for directory in _write_dirs(info, worktrees.view(record, worktrees.key_of(info))):
             remove_stale_temps(directory)
         for hook in HOOK_NAMES:
             _uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
-        _uninstall_adapters(info, record, done, warnings)
-        settingsplan.uninstall_settings(info, record, done, warnings)
-        _remove_created_dirs(info, record)
-        settingsplan.uninstall_codex_trust(record, done, warnings)
+        for place in worktrees.places(info, record) if record else ():
+            _uninstall_worktree(info, place, done, warnings)
         pushguard.uninstall(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         shutil.rmtree(os.path.join(home, OUTCOME_DIR), ignore_errors=True)
@@ -308,6 +317,28 @@ def uninstall(path):
             except FileNotFoundError:
                 pass
     return info, done, warnings
+
+
+def _uninstall_worktree(info, place, done, warnings):
+    """Take out what install wrote in one worktree (``place``); of a worktree that is gone, only
+    its Codex trust entries (outside it) are left to take out, and its record goes."""
+    here = place.info is not None and place.info.top == info.top
+    mine_done: list = []
+    mine_warnings: list = []
+    if place.info is not None:
+        for directory in _write_dirs(place.info, place.record):
+            remove_stale_temps(directory)
+        _uninstall_adapters(place.info, place.record, mine_done, mine_warnings)
+        settingsplan.uninstall_settings(place.info, place.record, mine_done, mine_warnings)
+        _remove_created_dirs(place.info, place.record)
+    elif place.key is not None:
+        mine_done.append("dropped the record of the worktree %s, which no longer exists" % safe(place.shown, 300))
+    else:
+        mine_warnings.append("the main worktree is not where git lists it; its adapter files are left in place")
+    settingsplan.uninstall_codex_trust(place.record, mine_done, mine_warnings)
+    prefix = "" if here or place.info is None else "%s: " % safe(place.shown, 300)
+    done.extend(prefix + line for line in mine_done)
+    warnings.extend(prefix + line for line in mine_warnings)
 
 
 def _uninstall_hook(info, hook, recorded, done, warnings):

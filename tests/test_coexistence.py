@@ -77,7 +77,7 @@ def test_user_hooks_are_chained_and_restored(make_repo, template):
         path = os.path.join(hooks_dir(repo), hook)
         assert open(path, "rb").read() == data
         assert stat.S_IMODE(os.stat(path).st_mode) == mode
-    for hook in ("pre-merge-commit",):
+    for hook in ("pre-merge-commit", "post-checkout"):
         assert not os.path.exists(os.path.join(hooks_dir(repo), hook))
     assert not [n for n in os.listdir(hooks_dir(repo)) if "agentguard" in n]
     repo.run("checkout", "-q", "main")

@@ -7,7 +7,7 @@ import pytest
 
 from helpers import AGENTGUARD, Git, agentguard, refused, tree_snapshot
 
-HOOKS = ["pre-commit", "pre-merge-commit", "pre-rebase", "pre-push", "reference-transaction"]
+HOOKS = ["pre-commit", "pre-merge-commit", "pre-rebase", "pre-push", "reference-transaction", "post-checkout"]
 
 
 def write_config(repo, content):

@@ -33,7 +33,8 @@ def assert_user_things_back(repo, hooks):
     assert read(os.path.join(hooks, "pre-push")) == OTHER_HOOK
     assert os.stat(os.path.join(hooks, "pre-commit")).st_mode & 0o777 == 0o755
     assert read(os.path.join(repo.path, "gptme.toml")) == USER_TOML
-    leftovers = [n for n in os.listdir(hooks) if "agentguard" in n or n in ("reference-transaction", "pre-rebase")]
+    leftovers = [n for n in os.listdir(hooks)
+                 if "agentguard" in n or n in ("reference-transaction", "pre-rebase", "post-checkout")]
     assert leftovers == []
 
 

@@ -1,0 +1,202 @@
+"""Every work tree of a repository gets the harness adapters, not only the one install ran in.
+
+The backstop (hooks, runtime, policy, manifest) lives once in the git common dir and serves every
+worktree; the adapter and settings files are untracked files of one work tree. So the manifest keeps
+them per worktree: its top level for the main worktree (as before), and ``worktrees[<name>]`` for a
+linked one, ``<name>`` being its git dir's name under ``<common dir>/worktrees`` (stable across
+``git worktree move``). The ``post-checkout`` hook runs ``agentguard install <new worktree>`` when
+``git worktree add`` (or ``git clone``) checks one out; uninstall and the doctor visit every worktree
+``git worktree list`` names.
+"""
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from ..hooks.policy import Policy, PolicyError
+from . import manifest
+from .errors import AgentguardError
+from .gitenv import git
+from .repo import discover
+
+# the manifest keys that describe one work tree's files (everything else is shared)
+KEYS = ("top", "harnesses", "adapters", "gptme_toml", "settings", "codex_trust", "created_dirs")
+MAP = "worktrees"
+
+
+@dataclass
+class Listed:
+    path: str
+    main: bool  # the first entry git lists: the repository's own work tree (or its bare git dir)
+    usable: bool  # a directory git does not call prunable, with a work tree
+    why: str = ""  # when not usable: bare, prunable, missing
+
+
+def listed(info):
+    """[Listed] of ``git worktree list --porcelain``, main worktree first."""
+    out = git(["worktree", "list", "--porcelain"], cwd=info.top, check=False)
+    found: list = []
+    for block in out.split("\n\n"):
+        lines = [line for line in block.split("\n") if line]
+        if not lines or not lines[0].startswith("worktree "):
+            continue
+        path = lines[0][len("worktree "):]
+        attrs = {line.split(" ", 1)[0] for line in lines[1:]}
+        why = ("bare" if "bare" in attrs else "prunable" if "prunable" in attrs
+               else "missing" if not os.path.isdir(path) else "")
+        found.append(Listed(path, not found, not why, why))
+    return found
+
+
+def key_of(info):
+    """None for the main worktree (the manifest's top level), else the linked worktree's name."""
+    if info.git_dir == info.common_dir:
+        return None
+    if os.path.dirname(info.git_dir) == os.path.join(info.common_dir, "worktrees"):
+        return os.path.basename(info.git_dir)
+    return info.git_dir
+
+
+def _sub(record, key):
+    entry = (record.get(MAP) or {}).get(key) if key is not None else None
+    return entry if isinstance(entry, dict) else None
+
+
+def inherited_harnesses(record):
+    """The harnesses a worktree with no record of its own gets: the main worktree's, else those of
+    the first linked worktree recorded."""
+    if isinstance(record.get("harnesses"), list):
+        return list(record["harnesses"])
+    for key in sorted(record.get(MAP) or {}):
+        sub = _sub(record, key)
+        if sub and isinstance(sub.get("harnesses"), list):
+            return list(sub["harnesses"])
+    return []
+
+
+def view(record, key):
+    """``record`` as install planned it for one worktree: the shared keys, and that worktree's own
+    (the harnesses inherited when it has no record yet). ``manifest.accepted`` works on it."""
+    record = record or {}
+    shared = {k: v for k, v in record.items() if k not in KEYS and k not in (MAP, "accept")}
+    if key is None:
+        own = {k: record[k] for k in KEYS if k in record}
+        accept = record.get("accept")
+    else:
+        sub = _sub(record, key)
+        own = {k: sub[k] for k in KEYS if k in sub} if sub else {}
+        accept = dict((record.get("accept") or {}), adapters=((sub or {}).get("accept") or {}).get("adapters") or {})
+    if "harnesses" not in own and record:
+        own["harnesses"] = inherited_harnesses(record)
+    out = dict(shared, **own)
+    if accept:
+        out["accept"] = accept
+    return out
+
+
+def has_record(record, key):
+    return bool(record) and (any(k in record for k in KEYS) if key is None else _sub(record, key) is not None)
+
+
+def merge(local, previous, key, top, plan_owned):
+    """The whole manifest after an install planned ``local`` (shared keys and this worktree's) in
+    the worktree ``key`` at ``top``: the other worktrees' records kept as they were."""
+    previous = previous or {}
+    if key is None:
+        out = dict(local, top=top)
+    else:
+        out = {k: v for k, v in local.items() if k not in KEYS}
+        out.update({k: previous[k] for k in KEYS if k in previous})
+        out[MAP] = {}
+    subs = {k: v for k, v in (previous.get(MAP) or {}).items() if isinstance(v, dict)}
+    if key is not None:
+        subs[key] = dict({k: local[k] for k in KEYS if k in local}, top=top)
+    if subs:
+        out[MAP] = dict(sorted(subs.items()))
+    else:
+        out.pop(MAP, None)
+    out["owned"] = _owned(previous, top, plan_owned)
+    return out
+
+
+def _owned(previous, top, plan_owned):
+    """install's ``owned`` table (path -> [sha256, mode], what the after-check restores) after an
+    install in the work tree ``top``: what it wrote now, and the adapter and settings files the
+    installs in the other worktrees wrote."""
+    from .adapters import ALL_PATHS, GPTME_TOML
+    from .harnesses import SETTINGS
+    rels = ALL_PATHS + (GPTME_TOML,) + tuple(spec[0] for spec in SETTINGS.values())
+    kept = {}
+    for path, value in (previous.get("owned") or {}).items():
+        if not isinstance(path, str) or path in plan_owned:
+            continue
+        if any(path.endswith(os.sep + rel) and path != os.path.join(top, rel) for rel in rels):
+            kept[path] = value
+    return dict(kept, **plan_owned)
+
+
+def intent(record, previous, key):
+    """``manifest.intent`` for a plan made in worktree ``key``: a linked worktree's record also
+    accepts the adapter hashes its previous (complete or interrupted) install recorded."""
+    out = manifest.intent(record, previous)
+    if key is None:
+        return out
+    before, now = view(previous, key), _sub(record, key) or {}
+    table = {}
+    for rel in set(before.get("adapters") or {}) | set(now.get("adapters") or {}):
+        table[rel] = sorted(manifest.accepted(before, "adapters", rel))
+    out[MAP] = dict(out.get(MAP) or {}, **{key: dict(now, accept={"adapters": table})})
+    return out
+
+
+def recorded_policy(record):
+    """The policy the manifest records, or None."""
+    try:
+        return Policy.from_json(record["policy"]) if record else None
+    except (KeyError, TypeError, PolicyError):
+        return None
+
+
+@dataclass
+class Place:
+    """One worktree's part of the manifest: where it is (None when it is gone) and its record."""
+    key: Optional[str]
+    info: object  # repo.RepoInfo, or None: the worktree no longer exists
+    record: dict
+    shown: str  # how to name it in messages
+
+
+def live(info):
+    """{key: RepoInfo} of every worktree git lists that can be used now, and [(path, why)] of the others."""
+    found, skipped = {}, []
+    for wt in listed(info):
+        if not wt.usable:
+            skipped.append((wt.path, wt.why))
+            continue
+        if os.path.realpath(wt.path) == info.top:
+            found[key_of(info)] = info
+            continue
+        try:
+            other = discover(wt.path)
+        except AgentguardError:
+            skipped.append((wt.path, "unreadable"))
+            continue
+        if other.common_dir == info.common_dir:
+            found[key_of(other)] = other
+    return found, skipped
+
+
+def places(info, record):
+    """Every worktree the manifest records, linked ones first (in name order), then the main one:
+    an uninstall in that order takes Codex's trust blocks out last-in first-out."""
+    found, _ = live(info)
+    out = []
+    for key in sorted(record.get(MAP) or {}):
+        sub = _sub(record, key)
+        if sub is None:
+            continue
+        where = found.get(key)
+        out.append(Place(key, where, view(record, key), where.top if where else str(sub.get("top") or key)))
+    if has_record(record, None):
+        where = found.get(None)
+        out.append(Place(None, where, view(record, None), where.top if where else "the main worktree"))
+    return out
