@@ -13,7 +13,7 @@ except ImportError:  # Python < 3.11
 
 from ..hooks.analyser.analyse import INVOLVES
 from ..hooks.version import VERSION
-from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT, UNCHECKED
+from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
 from .errors import AgentguardError
 from .harnesses import HOOK_TIMEOUT, NAMES, copilot_hooks, hook_script
 from .hookscripts import sh_quote
@@ -65,6 +65,8 @@ def render(template, agentguard_bin):
                 .replace('"@HOOK_SCRIPT_JSON@"', json.dumps(hook_script()))
                 .replace('"@UNCHECKED_JSON@"', json.dumps(UNCHECKED))
                 .replace("@UNCHECKED@", UNCHECKED)
+                .replace('"@NOT_INSTALLED_JSON@"', json.dumps(not_installed()))
+                .replace("@NOT_INSTALLED@", not_installed())
                 .replace("@HOOK_TIMEOUT@", str(HOOK_TIMEOUT))
                 .replace("@TIMEOUT@", str(TIMEOUT))
                 .replace("@VERSION@", VERSION)

@@ -22,7 +22,7 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib
 
 from ..hooks.analyser.analyse import INVOLVES
-from ..hooks.analyser.harnesshook import PROTOCOLS, UNCHECKED
+from ..hooks.analyser.harnesshook import PROTOCOLS, UNCHECKED, not_installed, read_tools
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 
@@ -45,16 +45,23 @@ def hook_script():
     assert SH_SAFE.match(unchecked), "UNCHECKED must stay plain text"
     body = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
     return ("\n".join(body).replace("@INVOLVES_ERE@", ere.replace("\\\\", "\\\\\\\\"))
-            .replace("@UNCHECKED@", UNCHECKED.format("$w")).replace("@AFTER_ANSWER@", _after_answers()) + "\n")
+            .replace("@UNCHECKED@", UNCHECKED.format("$w")).replace("@AFTER_ANSWER@", _after_answers())
+            .replace("@READ_TOOLS_ERE@", read_tools()).replace("@NOT_INSTALLED@", not_installed("$1"))
+            .replace("@DENY_ANSWER@", _answers(lambda p: p.deny("$r") if p.deny is not None else (None, 2))) + "\n")
 
 
 def _after_answers():
     """A ``case "$1"`` that answers, in each harness's post-hook terms, with the reason in ``$r``
     and the event in ``$2``: the same answer ``harnesshook.after_main`` gives."""
+    return _answers(lambda protocol: protocol.tell("$r", "$2") if protocol.tell is not None else (None, 2))
+
+
+def _answers(answer_of):
+    """A ``case "$1"`` that gives each harness's answer ``answer_of(protocol)`` (JSON or None, status)."""
     branches = {}
     for harness in NAMES:
         protocol = PROTOCOLS[harness]
-        answer, status = protocol.tell("$r", "$2") if protocol.tell is not None else (None, 2)
+        answer, status = answer_of(protocol)
         if answer is None:
             line = 'echo "$r" >&2; exit %d' % status
         else:

@@ -11,6 +11,7 @@ import os
 import re
 
 from . import gitrules
+from .gitrules import READ_ONLY_GIT
 from .repoview import RepoView
 from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from ..bypass import env_skips_hooks
@@ -30,8 +31,6 @@ WRAPPERS = {"command", "builtin", "exec", "nohup", "nice", "time", "timeout", "s
             "ionice", "chronic", "unbuffer", "env", "catchsegv", "strace", "ltrace", "caffeinate"}
 MUTATORS = {"rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "install", "rsync", "chmod", "chown", "chgrp",
             "truncate", "tee", "dd", "sed", "perl", "touch", "find", "patch", "vim", "vi", "nano", "ed", "ex"}
-READ_ONLY_GIT = {"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "grep",
-                 "blame", "describe", "shortlog", "help", "version", "for-each-ref", "show-ref"}
 WRITE_REDIRS = (">", ">>", ">|", "&>", "&>>", "<>")
 MAX_TEXT_DEPTH = 12
 MAX_PROGRAM = 64 * 1024
@@ -56,6 +55,9 @@ class State:
         self.piped = False  # stdin comes from a command whose output we cannot know, and it involves git
         self.analyser = analyser
         self.depth = 0
+        self.git_env = {}  # GIT_DIR / GIT_WORK_TREE set for the rest of the command line (None: unknown)
+        self.scoped = {}  # ... set for the current simple command only (``GIT_DIR=x git ...``, ``env``)
+        self.dirs = []  # pushd's directory stack
 
     def copy(self):
         other = State(self.cwd, self.analyser)
@@ -65,10 +67,18 @@ class State:
         other.written = self.written
         other.remotes_touched = self.remotes_touched
         other.depth = self.depth
+        other.git_env = dict(self.git_env, **self.scoped)  # a child process inherits what was exported
+        other.dirs = list(self.dirs)
         return other
 
     def restore(self, other):
         self.cwd, self.branches, self.aliases = other.cwd, dict(other.branches), dict(other.aliases)
+        self.git_env, self.dirs = dict(other.git_env), list(other.dirs)
+
+    def git_location(self):
+        """(set, value) of GIT_DIR as the next git command sees it (value None: a variable)."""
+        env = dict(self.git_env, **self.scoped)
+        return ("GIT_DIR" in env, env.get("GIT_DIR"))
 
     def branch_of(self, repo):
         if repo.top not in self.branches:
@@ -79,19 +89,32 @@ class State:
         self.branches[repo.top] = name
 
 
+_UNSET = object()
+
+
 class Analyser:
-    def __init__(self):
+    """``launcher_home``: the agentguard installation whose decision command runs this analysis
+    (``<git common dir>/agentguard``), when it is a runtime copy; its policy judges a repository
+    with no installation of its own when the command does not start in a guarded one."""
+
+    def __init__(self, launcher_home=None):
         self._views = {}
-        self._new_worktrees = {}
+        self._made = {}  # path -> view of a repository the command line creates (worktree, clone, init)
         self._user_configs = None
+        self._base_config = None
+        self._guard = _UNSET
+        self.launcher_home = launcher_home
+        self.start = None  # the directory the command starts in
 
     # -- entry points ------------------------------------------------------------------------
     def check_command(self, command, cwd):
         """Raise Block, or return None when the command may run."""
-        self.check_text(command, State(os.path.realpath(cwd), self), "command")
+        self.start = os.path.realpath(cwd)
+        self.check_text(command, State(self.start, self), "command")
 
     def check_write(self, path, cwd):
-        state = State(os.path.realpath(cwd), self)
+        self.start = os.path.realpath(cwd)
+        state = State(self.start, self)
         w = Word()
         w.text = path
         self.check_path(w, state, "file write")
@@ -103,15 +126,46 @@ class Analyser:
             self._user_configs = user_config_files()
         return self._user_configs
 
-    def add_worktree(self, repo, path, branch):
-        """``git worktree add``: commands that later run in ``path`` run on ``branch`` of ``repo``."""
-        self._new_worktrees[real(path)] = gitrules.context.NewWorktree(repo, real(path), branch)
+    def base_config(self):
+        """{key: [values]} of the config git reads outside any repository (system and user)."""
+        if self._base_config is None:
+            from .. import gitio
+            from .repoview import parse_config_list
+            env = dict(os.environ, GIT_DIR=os.path.join(os.sep, "nonexistent", "agentguard-no-repository"))
+            _, out = gitio.run(["config", "-z", "--list"], cwd=os.sep, env=env)
+            self._base_config = parse_config_list(out)
+        return self._base_config
 
-    def repo_at(self, cwd):
+    def guard_policy(self):
+        """The policy of the guarded repository this check belongs to: the one the command starts
+        in, or, when that has no installation (a harness whose shell moved elsewhere), the one whose
+        decision command runs; None when neither has a policy snapshot."""
+        if self._guard is _UNSET:
+            from ..policy import PolicyError, load_snapshot
+            self._guard = None
+            start = self.repo_at(self.start) if self.start else None
+            homes = [os.path.join(start.common_dir, "agentguard")] if start is not None else []
+            for home in homes + ([self.launcher_home] if self.launcher_home else []):
+                try:
+                    self._guard = load_snapshot(home)
+                    break
+                except PolicyError:
+                    continue
+        return self._guard
+
+    def add_repository(self, path, view):
+        """A repository the command line creates at ``path`` (``git worktree add``, ``git clone``,
+        ``git init``): commands that later run there are judged on ``view``."""
+        self._made[real(path)] = view
+
+    def repo_at(self, cwd, git_dir=None):
+        """The repository git works on in ``cwd`` (with ``git_dir``: ``--git-dir``/``GIT_DIR``)."""
         if cwd is None:
             return None
         cwd = os.path.realpath(cwd)
-        for path, view in self._new_worktrees.items():
+        if git_dir is not None:
+            return self._repo_of_git_dir(real(os.path.join(cwd, git_dir)))
+        for path, view in self._made.items():
             if cwd == path or cwd.startswith(path + os.sep):
                 return view
         if cwd not in self._views:
@@ -121,15 +175,32 @@ class Analyser:
             probe = cwd
             while probe and not os.path.isdir(probe):
                 probe = os.path.dirname(probe)
-            self._views[cwd] = RepoView.at(probe) if probe else None
+            self._views[cwd] = self._adopt(RepoView.at(probe) if probe else None)
         return self._views[cwd]
 
-    def context_at(self, state, cwd):
+    def _repo_of_git_dir(self, path):
+        for view in self._made.values():
+            if isinstance(view, gitrules.context.NewRepository) and path == view.git_dir:
+                return view
+        key = ("git-dir", path)
+        if key not in self._views:
+            probe = os.path.dirname(path) if os.path.basename(path) == ".git" else path
+            view = self._adopt(RepoView.at(probe)) if os.path.isdir(probe) else None
+            self._views[key] = view if view is not None and view.git_dir == path else None
+        return self._views[key]
+
+    def _adopt(self, view):
+        if view is not None:
+            view.guard_policy = self.guard_policy
+        return view
+
+    def context_at(self, state, cwd, git_dir=None):
         sub = state.copy()
         sub.branches = state.branches  # branch switches made with -C still count
         sub.aliases = state.aliases
         sub.cwd = cwd
-        return gitrules.GitContext(self, sub, self.repo_at(cwd))
+        sub.scoped = state.scoped
+        return gitrules.GitContext(self, sub, self.repo_at(cwd, git_dir))
 
     # -- text and trees ----------------------------------------------------------------------
     def check_text(self, text, state, origin):
@@ -168,11 +239,12 @@ class Analyser:
 
     # -- one simple command -------------------------------------------------------------------
     def simple(self, cmd, state, piped):
+        state.scoped = {}
         for w in cmd.words + [v for _, v in cmd.assigns] + [t for _, t in cmd.redirects]:
             for sub in w.subs:
                 self.walk(sub, state.copy())
         for name, value in cmd.assigns:
-            self.env_rule(name, value, state)
+            self.env_rule(name, value, state, scoped=bool(cmd.words))
         for op, target in cmd.redirects:
             if op in WRITE_REDIRS and target.text not in ("-",) and not target.text.isdigit():
                 self.check_path(target, state, "redirection")
@@ -210,7 +282,11 @@ class Analyser:
             rest = words[1:] if name == "git" else [_word(name[4:])] + words[1:]
             self.git(rest, state)
         elif name in ("cd", "pushd", "chdir"):
+            if name == "pushd":
+                state.dirs.append(state.cwd)
             self.cd(words[1:], state)
+        elif name == "popd":
+            state.cwd = state.dirs.pop() if state.dirs else None
         elif name in SHELLS:
             self.shell(words[1:], state, piped)
         elif name == "eval":
@@ -273,7 +349,7 @@ class Analyser:
                         continue
                     if is_assignment(t):
                         key, _, value = t.partition("=")
-                        self.env_rule(key, _word(value, args[i].dynamic), state)
+                        self.env_rule(key, _word(value, args[i].dynamic), state, scoped=True)
                         i += 1
                         continue
                     rest = args[i:]
@@ -559,11 +635,14 @@ class Analyser:
                 return True
         return False
 
-    def env_rule(self, name, value, state):
+    def env_rule(self, name, value, state, scoped=False):
+        """``scoped``: the assignment is for one command (``X=1 cmd``, ``env X=1 cmd``)."""
         text = value.text if isinstance(value, Word) else value
         found = env_skips_hooks(name, None if DYN in text else text)
         if found:
             raise Block(*found)
+        if name in ("GIT_DIR", "GIT_WORK_TREE"):  # the repository git works on
+            (state.scoped if scoped else state.git_env)[name] = None if DYN in text else os.path.expanduser(text)
         if name.upper() in CONFIG_ENV or name.upper().startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")):
             state.env[name] = None if DYN in text else os.path.expanduser(text)
 

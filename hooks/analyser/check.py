@@ -25,7 +25,7 @@ def analyse(command=None, write=None, cwd="."):
     """The Block that refuses the command or write, or None when it may run."""
     from .analyse import Analyser  # here: `check --after` runs without the analyser
     from ..rules import Block
-    analyser = Analyser()
+    analyser = Analyser(launcher_home())
     try:
         if write is not None:
             analyser.check_write(write, cwd)
@@ -37,6 +37,15 @@ def analyse(command=None, write=None, cwd="."):
         return Block("unanalysable", "nested too deeply")
     except Exception as exc:  # fail closed, without a traceback
         return Block("guard-error", type(exc).__name__)
+    return None
+
+
+def launcher_home():
+    """``<git common dir>/agentguard`` when this is the runtime copy an installation's decision command
+    runs (``.../agentguard/runtime/hooks/analyser/check.py``), else None (the installed package)."""
+    runtime = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if os.path.basename(runtime) == "runtime" and os.path.isfile(os.path.join(runtime, "run.py")):
+        return os.path.dirname(runtime)
     return None
 
 

@@ -33,6 +33,22 @@ UNCHECKED = ("agentguard: could not check what this tool call did to the git gua
              "Instead: run agentguard doctor; agentguard install repairs it.")
 
 
+
+def not_installed(harness="{0}"):
+    """What an adapter says when it runs in a clone where agentguard was never installed (no
+    ``<git common dir>/agentguard/manifest.json``): the team committed its settings, and every tool
+    call that runs a command or writes a file is blocked until ``agentguard install`` runs there.
+    Rendered into the sh hook and the plugins by the installer (plain text: no quotes, ``$``, backquotes)."""
+    from ..rules import Block
+    return Block("not-installed", harness).reason()
+
+
+def read_tools():
+    """Every harness's read-only tools, as a POSIX ERE alternation (the sh hook's not-installed path)."""
+    import re as _re
+    return "|".join(_re.escape(t) for t in sorted({t for p in PROTOCOLS.values() for t in p.reads}))
+
+
 class Protocol:
     """Where one harness's payload names the tool, its arguments and the working directory, and how
     its hooks answer. (A plain class: dataclasses and typing cost ~8 ms of imports on every tool call.)"""

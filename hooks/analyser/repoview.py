@@ -20,19 +20,31 @@ class RepoView:
         self._config = None
         self._policy = None
         self._refs = None
+        # () -> the policy of the guarded repository the check belongs to (or None), for a repository
+        # with no installation of its own (set by the analyser)
+        self.guard_policy = None
 
     @classmethod
-    def at(cls, cwd):
-        """The repository containing ``cwd``, or None."""
+    def at(cls, cwd, git_dir=None):
+        """The repository containing ``cwd`` (a bare one too), or the one whose git directory is
+        ``git_dir`` (``--git-dir``, ``GIT_DIR``); None when there is none."""
         if not os.path.isdir(cwd):
             return None
-        rc, out = gitio.run(["rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir",
-                             "--git-path", "hooks"], cwd=cwd)
+        rc, out = gitio.run((["--git-dir", git_dir] if git_dir else []) +
+                            ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir",
+                             "--git-path", "hooks", "--show-toplevel"], cwd=cwd)
         lines = out.decode("utf-8", "surrogateescape").split("\n")
-        if rc != 0 or len(lines) < 4 or not lines[0]:
+        if len(lines) < 4 or lines[0] not in ("true", "false") or (lines[0] == "false" and (rc != 0 or not lines[4:5]
+                                                                                          or not lines[4])):
             return None
-        top, git_dir, common, hooks = (os.path.realpath(os.path.join(cwd, p)) for p in lines[:4])
-        return cls(top, git_dir, common, hooks)
+        git, common, hooks = (os.path.realpath(os.path.join(cwd, p)) for p in lines[1:4])
+        top = git if lines[0] == "true" else os.path.realpath(os.path.join(cwd, lines[4]))
+        return cls(top, git, common, hooks)
+
+    @property
+    def installed(self):
+        """agentguard was installed here (its record exists, whatever state the rest is in)."""
+        return os.path.isfile(os.path.join(self.common_dir, "agentguard", "manifest.json"))
 
     @property
     def policy(self):
@@ -40,7 +52,8 @@ class RepoView:
             try:
                 self._policy = load_snapshot(os.path.join(self.common_dir, "agentguard"))
             except PolicyError:
-                self._policy = Policy(DEFAULT_BRANCHES, "default (no snapshot)")
+                guard = self.guard_policy() if self.guard_policy is not None and not self.installed else None
+                self._policy = guard or Policy(DEFAULT_BRANCHES, "default (no snapshot)")
         return self._policy
 
     def protected(self, branch):
@@ -57,13 +70,7 @@ class RepoView:
         """{lower-cased key: [values]} of the repository's effective config."""
         if self._config is None:
             _, out = gitio.run(["config", "-z", "--list"], cwd=self.top)
-            cfg: dict = {}
-            for item in out.decode("utf-8", "surrogateescape").split("\0"):
-                key, _, value = item.partition("\n")
-                if key:
-                    k = key.lower() if key.count(".") < 2 else _lower_outer(key)
-                    cfg.setdefault(k, []).append(value)
-            self._config = cfg
+            self._config = parse_config_list(out)
         return self._config
 
     def get(self, key, default=None):
@@ -124,6 +131,21 @@ def follows_remote(repo, name):
     snapshot from before remotes were recorded: any configured remote."""
     recorded = repo.policy.remotes
     return name in (repo.remote_names() if recorded is None else recorded)
+
+
+def parse_config_list(out):
+    """{lower-cased key: [values]} of ``git config -z --list``'s output."""
+    cfg: dict = {}
+    for item in out.decode("utf-8", "surrogateescape").split("\0"):
+        key, _, value = item.partition("\n")
+        if key:
+            cfg.setdefault(config_key(key), []).append(value)
+    return cfg
+
+
+def config_key(key):
+    """``key`` as the analyser looks it up: section and variable lower-cased, a subsection as given."""
+    return key.lower() if key.count(".") < 2 else _lower_outer(key)
 
 
 def _lower_outer(key):

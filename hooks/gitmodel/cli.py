@@ -235,3 +235,15 @@ def cwd_of(call, start):
             cwd = os.path.join(cwd, g[i][2:])
         i += 1
     return cwd
+
+
+def git_dir_of(call):
+    """The repository ``--git-dir`` names (the last one given), or None."""
+    found = None
+    g = call.globals
+    for i, word in enumerate(g):
+        if word == "--git-dir" and i + 1 < len(g):
+            found = g[i + 1]
+        elif word.startswith("--git-dir="):
+            found = word[len("--git-dir="):]
+    return found

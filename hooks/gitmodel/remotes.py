@@ -1,11 +1,12 @@
 """A remote named by its name, or by a URL or path equal to a configured remote's URL."""
 import os
+import re
 
 
 def _same_location(a, b, cwd):
     if a == b:
         return True
-    pa, pb = _local_path(a, cwd), _local_path(b, cwd)
+    pa, pb = local_path(a, cwd), local_path(b, cwd)
     if pa is None or pb is None:
         return _strip(a) == _strip(b)
     return os.path.realpath(pa) == os.path.realpath(pb)
@@ -16,7 +17,7 @@ def _strip(url):
     return url[:-4] if url.endswith(".git") else url
 
 
-def _local_path(url, cwd):
+def local_path(url, cwd):
     if url.startswith("file://"):
         return url[len("file://"):]
     if "://" in url or (":" in url.split("/", 1)[0] and not os.path.isabs(url)):
@@ -30,3 +31,42 @@ def resolve(word, remotes, cwd=None):
     if word in remotes:
         return [word]
     return [name for name, url in sorted(remotes.items()) if url and _same_location(word, url, cwd)]
+
+
+def clone_dir(url, bare=False, bundle=False):
+    """The directory ``git clone URL`` makes when it is given none: git's ``git_url_basename``
+    (dir.c), the same steps in the same order; None where git dies ("No directory name could be
+    guessed")."""
+    start = url.find("://")
+    start = 0 if start < 0 else start + 3
+    at = start
+    while at < len(url) and url[at] != "/":  # credentials: up to the last '@' of the host part
+        if url[at] == "@":
+            start = at + 1
+        at += 1
+    end = len(url)
+    while start < end and (url[end - 1] == "/" or url[end - 1].isspace()):
+        end -= 1
+    if end - start > 5 and url[end - 5] == "/" and url[end - 4:end] == ".git":
+        end -= 5
+        while start < end and url[end - 1] == "/":
+            end -= 1
+    part = url[start:end]
+    if "/" not in part and ":" in part:  # host:port alone: no port in the name
+        digits = part.rstrip("0123456789")
+        if digits.endswith(":"):
+            end = start + len(digits) - 1
+    ptr = end
+    while start < ptr and url[ptr - 1] not in "/:":
+        ptr -= 1
+    name = url[ptr:end]
+    suffix = ".bundle" if bundle else ".git"
+    if name.endswith(suffix):
+        name = name[:-len(suffix)]
+    if not name or name == "/":
+        return None
+    if bare:
+        name += ".git"
+    # sequences of control characters and whitespace become one space, none at either end
+    name = re.sub(r"[\x00-\x20\x7f]+", " ", name).strip(" ")
+    return name or None

@@ -16,6 +16,10 @@ import subprocess
 
 INVOLVES = re.compile(r"""@INVOLVES@""", re.I)
 UNCHECKED = """@UNCHECKED@"""  # {0}: why the after-check could not run
+# {0}: the harness. A clone where agentguard was never installed (the team committed the plugin):
+# commands and writes are blocked with this one message, which says how to install it.
+NOT_INSTALLED = """@NOT_INSTALLED@"""
+HARNESS = "hermes" if os.sep + ".hermes" + os.sep in os.path.abspath(__file__) else "gptme"
 TIMEOUT = float("@TIMEOUT@")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -55,6 +59,11 @@ def _check():
     return os.path.join(common, "agentguard", "check")
 
 
+def _installed(check):
+    """agentguard was installed in this clone (its record exists), whatever state the rest is in."""
+    return os.path.isfile(os.path.join(os.path.dirname(check), "manifest.json"))
+
+
 def decide(cwd, command=None, write=None):
     """(block, reason) for a shell command or a file write about to run in ``cwd``."""
     subject = command if command is not None else write
@@ -63,6 +72,10 @@ def decide(cwd, command=None, write=None):
         check = _check()
         if check is None:
             return _fallback(subject, "no repository")
+        if not os.path.exists(check):
+            if not _installed(check):
+                return True, NOT_INSTALLED.format(HARNESS)
+            return _fallback(subject, "its runtime copy is missing")
         args = ["--write", write] if write is not None else ["--", command]
         rc, out = _run([check, "--cwd", cwd, "--json"] + args, cwd)
         if rc is None:
@@ -82,6 +95,8 @@ def after(cwd):
     try:
         cwd = cwd if cwd and os.path.isdir(cwd) else os.getcwd()
         check = _check()
+        if check is not None and not os.path.exists(check) and not _installed(check):
+            return False, ""  # never installed here: every command and write was refused before it ran
         if check is None or not os.path.exists(check):
             return True, UNCHECKED.format("its runtime copy is missing" if check else "no repository")
         rc, out = _run([check, "--after", "--cwd", cwd, "--json"], cwd)

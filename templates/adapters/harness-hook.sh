@@ -6,8 +6,12 @@
 # A runtime that is missing or fails blocks whatever involves git or the guard's files.
 # After the call, the same command with --after undoes what the call did to the guard and tells the
 # model in the harness's terms; a runtime that is missing or fails is told to the model (the call ran).
+# In a clone where agentguard was never installed (the team committed the settings; no
+# <git common dir>/agentguard/manifest.json), every call but a read-only tool's is blocked with one
+# message that says how to install it; after a call there is nothing to undo.
 p=$(cat)
-c="$(git rev-parse --git-common-dir 2>/dev/null)/agentguard/check"
+g=$(git rev-parse --git-common-dir 2>/dev/null)
+c="$g/agentguard/check"
 if [ -x "$c" ]; then
 	"$c" ${2:+--after} --hook "$1" <<AGENTGUARD_CALL
 $p
@@ -15,6 +19,14 @@ AGENTGUARD_CALL
 	s=$?
 	if [ "$s" -eq 0 ] || [ "$s" -eq 2 ]; then exit "$s"; fi
 	w="it failed with status $s"
+elif [ -n "$g" ] && [ ! -f "$g/agentguard/manifest.json" ]; then
+	[ -n "$2" ] && exit 0
+	if grep -Eq "\"(tool_name|toolName|tool)\"[[:space:]]*:[[:space:]]*\"(@READ_TOOLS_ERE@)\"" <<AGENTGUARD_CALL
+$p
+AGENTGUARD_CALL
+	then exit 0; fi
+	r="@NOT_INSTALLED@"
+	@DENY_ANSWER@
 else
 	w="its runtime copy is missing"
 fi

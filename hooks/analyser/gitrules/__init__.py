@@ -5,6 +5,7 @@ words after ``git`` (global options, ``-c``, aliases), then hands the parsed ``G
 family's rule.
 """
 import importlib
+import os
 
 from ...gitmodel import cli
 from ...bypass import SKIPPING_CMDS
@@ -37,7 +38,13 @@ HANDLERS = {
     "rm": ("paths", "paths"), "mv": ("paths", "paths"), "restore": ("paths", "paths"),
     # hooks and aliases
     "config": ("config", "config"),
+    # new repositories: later commands there are judged with the guarded repository's policy
+    "clone": ("repos", "clone"), "init": ("repos", "init"),
 }
+MAKE_REPO = ("clone", "init")  # judged where there is no repository yet
+# Commands that only read (a variable may name their directory or repository).
+READ_ONLY_GIT = {"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "grep",
+                 "blame", "describe", "shortlog", "help", "version", "for-each-ref", "show-ref"}
 
 
 def handler_for(cmd):
@@ -79,8 +86,16 @@ def check_git(words, ctx, depth=0):
         raise Block("push-guard", "a git push with %s set, which can take it around the push guard in git's transport"
                     % sorted(ctx.state.env)[0])
     cwd = cli.cwd_of(call, ctx.state.cwd)
-    if cwd is not ctx.state.cwd:
-        ctx = ctx.analyser.context_at(ctx.state, cwd)
+    git_dir = cli.git_dir_of(call)
+    if git_dir is None:
+        given, git_dir = ctx.state.git_location()
+        if given and git_dir is None and call.cmd not in READ_ONLY_GIT:
+            raise Block("unanalysable", "GIT_DIR names the repository with a variable")
+    if cwd is not ctx.state.cwd or git_dir is not None:
+        ctx = ctx.analyser.context_at(ctx.state, cwd, git_dir)
+        if git_dir is not None and ctx.repo is None and call.cmd not in READ_ONLY_GIT and call.cmd not in MAKE_REPO \
+                and os.path.exists(os.path.join(cwd, git_dir)):
+            raise Block("unanalysable", "git works on a git directory the analyser cannot read (%s)" % git_dir)
     if call.cmd is None:
         return
     config_sources(call, ctx)
@@ -96,7 +111,7 @@ def check_git(words, ctx, depth=0):
         raise Block("no-verify", "git %s --no-verify" % call.cmd)
     programs.check(call, ctx)
     handler = handler_for(call.cmd)
-    if handler and (ctx.repo is not None or call.cmd == "config"):
+    if handler and (ctx.repo is not None or call.cmd == "config" or call.cmd in MAKE_REPO):
         handler(call, ctx)
     if (call.cmd == "remote" and call.sub in ("add", "set-url", "rename", "remove", "rm", "set-branches")) or \
             (call.cmd == "config" and any(w.lower().startswith(("remote.", "url.")) for w in call.words())):

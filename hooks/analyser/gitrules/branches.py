@@ -1,9 +1,11 @@
 """Commands that create, move, rename or delete branches and refs."""
 import os
 
+from ...guardpaths import real
 from ...rules import Block
 from ..repoview import UNKNOWN
 from ..shellparse import DYN
+from .context import NewWorktree
 
 _DELETE = ("-d", "-D", "--delete")
 _MOVE = ("-m", "-M", "-c", "-C")  # --move and --copy are -m and -c
@@ -94,7 +96,8 @@ def worktree(call, ctx):
         return
     words = call.words()
     if words and DYN not in words[0] and ctx.state.cwd is not None:
-        ctx.analyser.add_worktree(ctx.repo, os.path.join(ctx.state.cwd, words[0]), _worktree_branch(call, words, ctx))
+        path = os.path.join(ctx.state.cwd, words[0])
+        ctx.analyser.add_repository(path, NewWorktree(ctx.repo, real(path), _worktree_branch(call, words, ctx)))
     for kind in ("-b", "-B"):
         name = call.value(kind)
         if name is None:

@@ -74,8 +74,9 @@ COMMANDS = {
     "cherry-pick": ((REF, RULE, TX),),
     "citool": ((REF, ALLOW, TX),),
     "clean": (),
-    "clone": ((CODE, READ, PROGRAM, "`-u`/`--upload-pack`; the refs, config and hooks it writes are the new "
-               "repository's, which has no agentguard"),),
+    "clone": ((REF, RULE, NO_HOOK, "the new repository's, which has no agentguard: what the same command line (or "
+               "a later check there) does in it is judged with this repository's policy"),
+              (CODE, READ, PROGRAM, "`-u`/`--upload-pack`")),
     "column": (),
     "commit": ((REF, RULE, TX),),
     "commit-graph": (), "commit-tree": (),
@@ -108,7 +109,8 @@ COMMANDS = {
     "http-fetch": ((REF, ALLOW, TX, "`-w`"),),
     "http-push": ((REMOTE, RULE, NO_PRE_PUSH, "WebDAV remotes; `git push` to one runs pre-push first"),),
     "imap-send": (), "index-pack": (),
-    "init": ((CONFIG, ALLOW, UNSEEN), (HOOKS, ALLOW, KEPT, "`--template`, run again in a repository")),
+    "init": ((REF, RULE, NO_HOOK, "a new repository, judged like a new clone"), (CONFIG, ALLOW, UNSEEN),
+             (HOOKS, ALLOW, KEPT, "`--template`, run again in a repository")),
     "init-db": ((CONFIG, ALLOW, UNSEEN), (HOOKS, ALLOW, KEPT)),
     "instaweb": ((CODE, UNREAD, PROGRAM, "`--httpd`, `--browser`"),),
     "interpret-trailers": (), "log": (), "ls-files": (),

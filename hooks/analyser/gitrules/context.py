@@ -1,7 +1,7 @@
 """What the analyser hands the git rules."""
 import os
 
-from ..repoview import UNKNOWN
+from ..repoview import UNKNOWN, RepoView
 from ...rules import Block
 
 
@@ -50,3 +50,44 @@ class NewWorktree:
 
     def __getattr__(self, name):
         return getattr(self._repo, name)
+
+
+class NewRepository(RepoView):
+    """A repository that the command line itself creates (``git clone``, ``git init``): it does not
+    exist while the command is judged, and it has no agentguard installation, so it is judged with
+    the policy of the guarded repository the check belongs to (``policy``). What git will write
+    into it is known from the command: the branch it checks out (UNKNOWN when the remote decides),
+    its remote and the ``--config`` entries; the rest of its config is the user's and the system's."""
+
+    def __init__(self, path, bare, policy, branch, config, cloned, base_config):
+        git_dir = path if bare else os.path.join(path, ".git")
+        RepoView.__init__(self, path, git_dir, git_dir, os.path.join(git_dir, "hooks"))
+        self._policy = policy
+        self._branch = branch
+        self._local = config  # {lower-cased key: [values]} git writes into the new repository
+        self._cloned = cloned  # the remote's branches come along (clone) or there are none (init)
+        self._base_config = base_config  # () -> the config git reads outside any repository
+
+    def head_branch(self):
+        return self._branch
+
+    def unborn_repo(self):
+        return not self._cloned
+
+    def config(self):
+        if self._config is None:
+            cfg = {k: list(v) for k, v in self._base_config().items()}
+            for key, values in self._local.items():
+                cfg.setdefault(key, []).extend(values)
+            self._config = cfg
+        return self._config
+
+    def refs(self):
+        if self._refs is None:
+            branch = self._branch if isinstance(self._branch, str) and self._cloned else None
+            self._refs = {"refs/heads/" + branch} if branch else set()
+        return self._refs
+
+    def rev_on_counterpart(self, rev, branch):
+        return self.is_counterpart_name(rev, branch)  # nothing can be asked of a repository not made yet
+

@@ -53,7 +53,9 @@ def push(call, ctx):
     repo = ctx.repo
     if call.has("--dry-run"):
         return
-    if call.has("--mirror"):
+    words = call.words()
+    if call.has("--mirror") or (repo.get("remote.%s.mirror" % (words[0] if words else _default_remote(
+            repo, ctx.branch if isinstance(ctx.branch, str) else None)), "").lower() in ("true", "yes", "on", "1")):
         raise Block("push-mirror", "git push --mirror")
     if call.has("--all", "--branches"):
         protected_local = [b for b in sorted(repo.local_branches()) if repo.protected(b)]

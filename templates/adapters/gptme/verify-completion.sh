@@ -3,6 +3,11 @@
 # The task is not complete while the git guard is broken or a protected branch
 # holds commits that its remote counterpart does not have.
 ag=@AGENTGUARD_BIN@
+g=$(git rev-parse --git-common-dir 2>/dev/null)
+if [ -n "$g" ] && [ ! -f "$g/agentguard/manifest.json" ]; then
+	echo "@NOT_INSTALLED@" | sed 's/{0}/gptme/'
+	exit 1
+fi
 if [ ! -x "$ag" ]; then
 	echo "agentguard is not available to verify this repository; ask the user to run: agentguard doctor"
 	exit 1

@@ -6,11 +6,14 @@
 // with @mariozechner/pi-coding-agent 0.73 and its 1.x rename alike.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 
 const TIMEOUT_MS = Number("@TIMEOUT@") * 1000;
 const INVOLVES = new RegExp("@INVOLVES_JSON@", "i");
 const UNCHECKED = "@UNCHECKED_JSON@"; // {0}: why the after-check could not run
+// {0}: this harness. A clone where agentguard was never installed (the team committed this file):
+// commands and writes are blocked with this one message, which says how to install it.
+const NOT_INSTALLED = "@NOT_INSTALLED_JSON@".replace("{0}", "pi");
 const READ_ONLY = new Set(["read", "grep", "find", "ls"]); // no after-check
 
 type Decision = { block: boolean; reason: string };
@@ -61,11 +64,19 @@ async function checkPath(home: string): Promise<string | null> {
 	return join(isAbsolute(dir) ? dir : join(home, dir), "agentguard", "check");
 }
 
+// agentguard was installed in this clone (its record exists), whatever state the rest is in
+function installed(check: string): boolean {
+	return existsSync(join(dirname(check), "manifest.json"));
+}
+
 async function decide(home: string, cwd: string, args: string[], subject: string): Promise<Decision> {
 	try {
 		const check = await checkPath(home);
 		if (check === null) return fallback(subject, "no repository");
-		if (!existsSync(check)) return fallback(subject, "runtime missing");
+		if (!existsSync(check)) {
+			if (!installed(check)) return { block: true, reason: NOT_INSTALLED };
+			return fallback(subject, "runtime missing");
+		}
 		const res = await run(check, ["--cwd", cwd, "--json", ...args], cwd);
 		if (res.code === null) return fallback(subject, "timed out");
 		const data = JSON.parse(res.out);
@@ -81,7 +92,7 @@ async function after(cwd: string): Promise<string> {
 	try {
 		const check = await checkPath(cwd);
 		if (check === null) return UNCHECKED.replace("{0}", "no repository");
-		if (!existsSync(check)) return UNCHECKED.replace("{0}", "its runtime copy is missing");
+		if (!existsSync(check)) return installed(check) ? UNCHECKED.replace("{0}", "its runtime copy is missing") : "";
 		const res = await run(check, ["--after", "--cwd", cwd, "--json"], cwd);
 		if (res.code === null) return UNCHECKED.replace("{0}", "timed out");
 		const data = res.code === 0 || res.code === 1 || res.code === 3 ? JSON.parse(res.out) : {};
