@@ -11,12 +11,27 @@ from . import audit
 from . import rules as R
 from .backstop import branchhooks, prepush, reftx
 from .gitmodel import cli, procargv
-from .policy import PolicyError, load_snapshot
+from .policy import TEMPLATE_MARK, PolicyError, load_snapshot
 from .repostate import RepoState
+from . import gitio
 from .gitio import GitError
 
 MAX_STDIN = 64 * 1024 * 1024
 HOOKS = ("reference-transaction", "pre-push", "pre-commit", "pre-merge-commit", "pre-rebase")
+
+
+def unclaimed_bare(state):
+    """A bare repository (a mirror, a server) that git made from agentguard's template and nobody
+    installed agentguard into: the client backstop has no branch to guard there (install refuses
+    bare repositories; a server is guarded with ``install --server``). Costs nothing elsewhere."""
+    import os
+    home = state.ag_home
+    if not os.path.isfile(os.path.join(home, TEMPLATE_MARK)) or os.path.lexists(os.path.join(home, "manifest.json")):
+        return False
+    if os.path.basename(os.path.dirname(os.path.abspath(home))) == ".git":
+        return False  # a work tree's git dir, whatever core.bare says: `git config core.bare true` is no way out
+    rc, out = gitio.run(["rev-parse", "--is-bare-repository"])
+    return rc == 0 and out.strip() == b"true"
 
 
 def _read_stdin():
@@ -59,6 +74,8 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
     try:
         if hook not in HOOKS:
             raise ValueError("unknown hook")
+        if unclaimed_bare(state):
+            return 0
         pid = argv[1] if len(argv) > 1 else ""
         args = argv[2:]
         raw_argv = procargv.read_process_argv(pid) if pid.isdigit() else None
@@ -77,14 +94,8 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
     if refusal is None:
         return 0
     try:
-        stderr.write(refusal.render())
-        stderr.flush()
-    except (OSError, ValueError):
-        pass
-    try:
         home = state.ag_home
     except Exception:
         home = None
-    audit.record(home, hook, refusal.rule, [tuple(r) for r in refusal.refs], raw_argv)
-    return 1
+    return audit.refuse(stderr, home, hook, refusal, raw_argv)
 

@@ -141,6 +141,7 @@ class Policy:
 
 
 SNAPSHOT_NAME = "policy.json"
+TEMPLATE_MARK = "template.json"  # in <git dir>/agentguard of a repository made from `install --template`
 MAX_SNAPSHOT = 256 * 1024
 
 

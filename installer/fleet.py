@@ -143,8 +143,7 @@ def _row(repo, doctor=None, error=None, template_on=False):
     if repo["kind"] == "bare":
         row.update(protected=None, status=BARE_STATUS)
         if _has_client_backstop(repo["path"]):
-            row["status"] += ("; it holds agentguard's client hooks (made from the template?), which refuse every "
-                              "push that moves a protected branch")
+            row["status"] += "; made from agentguard's git template, whose client hooks stand aside here"
         return row
     if error is not None:
         row["status"] = "error: %s" % safe(error, 300)

@@ -6,7 +6,7 @@ import stat
 import sys
 from dataclasses import dataclass, field
 
-from ..hooks.policy import SNAPSHOT_NAME, Policy, PolicyError, load_snapshot
+from ..hooks.policy import SNAPSHOT_NAME, TEMPLATE_MARK, Policy, PolicyError, load_snapshot
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import adapters, harnesses as harness_mod, manifest, pushguard, settingsplan, worktrees
@@ -311,7 +311,8 @@ def uninstall(path):
         pushguard.uninstall(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         shutil.rmtree(os.path.join(home, OUTCOME_DIR), ignore_errors=True)
-        for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check"):
+        # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
+        for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", TEMPLATE_MARK):
             try:
                 os.unlink(os.path.join(home, name))
             except FileNotFoundError:

@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 
-from ..hooks.policy import DEFAULT_BRANCHES, SNAPSHOT_NAME, Policy, PolicyError
+from ..hooks.policy import DEFAULT_BRANCHES, SNAPSHOT_NAME, TEMPLATE_MARK, Policy, PolicyError
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import gitoptions
@@ -32,7 +32,7 @@ from .hookscripts import HOOK_NAMES, render
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 KEY = "init.templateDir"
-MARK = "agentguard/template.json"  # in the template, and so in every git dir created from it
+MARK = "agentguard/" + TEMPLATE_MARK  # in the template, and so in every git dir created from it
 STATE_NAME = "template-state.json"
 FORMAT = 1
 

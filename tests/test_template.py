@@ -122,6 +122,35 @@ def test_clone_works_and_is_guarded(env, tmp_path, remote):
     assert "topic" in clone.branches() and "main" in clone.branches()
 
 
+def test_bare_repositories_from_the_template_take_pushes(env, tmp_path, remote):
+    """The client backstop has no branch to guard in a bare repository (a server, a mirror): the
+    template's hooks stand aside there until someone installs agentguard into it."""
+    templated(env, tmp_path)
+    run(["git", "init", "-q", "--bare", "-b", "main", "served.git"], env, str(tmp_path))
+    run(["git", "clone", "-q", "--mirror", remote.path, "mirror.git"], env, str(tmp_path))
+    served, mirror = Git(str(tmp_path / "served.git"), env), Git(str(tmp_path / "mirror.git"), env)
+    for bare in (served, mirror):
+        assert os.path.isfile(os.path.join(bare.path, "agentguard", "template.json"))
+    work = Git(str(tmp_path / "origin-work"), env)
+    work.run("push", "-q", str(tmp_path / "served.git"), "main")
+    work.commit("next")
+    work.run("push", "-q", str(tmp_path / "served.git"), "main")  # a fast-forward
+    assert served.rev("main") == work.rev("main")
+    work.run("reset", "-q", "--hard", "HEAD~1")
+    work.run("push", "-q", "--force", str(tmp_path / "served.git"), "main")  # and a rewrite
+    assert served.rev("main") == work.rev("main")
+    upstream = Git(str(tmp_path / "origin-work"), env)
+    upstream.commit("upstream")
+    upstream.run("push", "-q", "origin", "main")
+    mirror.run("fetch", "-q", "--prune")  # a mirror follows its remote's main
+    assert mirror.rev("main") == remote.rev("main") == upstream.rev("main")
+    # a working repository made from the same template still refuses (control)
+    run(["git", "init", "-q", "-b", "main", "fresh"], env, str(tmp_path))
+    fresh = Git(str(tmp_path / "fresh"), env)
+    fresh.commit("first")
+    assert refused(fresh.run("commit", "--allow-empty", "-m", "second", check=False))
+
+
 @pytest.mark.skipif("post-checkout" not in HOOK_NAMES,
                     reason="the push guard comes with the full install the post-checkout hook runs on a clone")
 def test_clone_push_no_verify_is_refused(env, tmp_path, remote):
@@ -157,7 +186,7 @@ def test_escaped_repository_is_spotted(env, tmp_path, make_repo):
     assert "backstop only" in rows["from-template"]["status"]
     # a bare repository made from the template carries the client backstop: said, not installed
     assert rows["served.git"]["protected"] is None
-    assert rows["served.git"]["status"].startswith("bare: see install --server; it holds agentguard's client hooks")
+    assert rows["served.git"]["status"].startswith("bare: see install --server; made from agentguard's git template")
     # the single-repository doctor passes agentguard's own template
     checks = {c["id"]: c for c in json.loads(ag(env, root / "installed", "doctor", "--json", "--no-probes",
                                                 check=False).stdout)["checks"]}
