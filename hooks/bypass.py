@@ -39,7 +39,9 @@ def env_skips_hooks(name, value):
         return "hook-skip-env", "HUSKY=0"
     if up == "SKIP" and text:
         return "hook-skip-env", "SKIP=%s" % text
-    if up == "PRE_COMMIT_ALLOW_NO_CONFIG":
+    if up in ("PRE_COMMIT_ALLOW_NO_CONFIG", "AGENTGUARD_POST_CHECKOUT"):
+        # the second is set by agentguard's post-checkout for the install it starts: set by hand,
+        # a new worktree or clone gets no harness adapters
         return "hook-skip-env", name
     if up.startswith("GIT_CONFIG_KEY_") or up in ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"):
         if "hookspath" in text.lower():

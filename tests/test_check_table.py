@@ -140,6 +140,9 @@ TABLE = [
     ("env HUSKY=0 git push origin feat", B, "hook-skip-env"),
     ("SKIP=lint git commit -m x", B, "hook-skip-env"),
     ("HUSKY=1 npm test", A, None),
+    # agentguard's post-checkout sets it for the install it starts; by hand, a new worktree gets no adapters
+    ("AGENTGUARD_POST_CHECKOUT=1 git worktree add ../wt -b agent1", B, "hook-skip-env"),
+    ("export AGENTGUARD_POST_CHECKOUT=1", B, "hook-skip-env"),
     # -- moving, deleting, renaming protected branches ----------------------------------------
     ("git branch -f main feat", B, "protected-move"),
     ("git branch -D main", B, "protected-delete"),

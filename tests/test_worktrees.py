@@ -274,3 +274,20 @@ def test_a_clone_with_no_install_record_gets_a_full_install(make_repo, tmp_path)
     assert proc.returncode == 0, failures(checks)
     main = c.rev("main")
     assert refused(c.run("commit", "--allow-empty", "-m", "x", check=False)) and c.rev("main") == main
+
+
+def test_hole_worktree_add_no_checkout_gets_no_adapters(make_repo, tmp_path):
+    """SECURITY.md: `git worktree add --no-checkout` runs no post-checkout hook, so that worktree has no
+    harness adapters until `agentguard install` runs there; the doctor names it, and --fix repairs it."""
+    repo, _ = make_repo()
+    proc = add_worktree(repo, tmp_path / "bare-wt", "--no-checkout", "-b", "agent2")
+    assert proc.returncode == 0, proc.stderr
+    wt = os.path.realpath(str(tmp_path / "bare-wt"))
+    assert "agentguard" not in proc.stderr
+    assert not os.path.exists(os.path.join(wt, ".pi", "extensions", "agentguard.ts"))  # still open
+    checks, proc = doctor(repo)
+    assert proc.returncode == 1 and checks["adapters.worktrees"]["status"] == "fail"
+    assert "bare-wt" in checks["adapters.worktrees"]["summary"], checks["adapters.worktrees"]
+    checks, proc = doctor(repo, None, "--fix")
+    assert checks["adapters.worktrees"]["status"] == "pass", failures(checks)
+    assert os.path.isfile(os.path.join(wt, ".pi", "extensions", "agentguard.ts"))
