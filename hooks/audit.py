@@ -9,8 +9,20 @@ LOG_NAME = "audit.jsonl"
 MAX_REFS = 20
 
 
-def record(ag_home, hook, rule, refs, argv):
-    """Append one refusal. Never raises: the refusal matters more than its record."""
+def refuse(stderr, ag_home, hook, refusal, argv, pusher=None):
+    """A hook's refusal: rendered on ``stderr`` and appended to the log. Returns the exit status, 1."""
+    try:
+        stderr.write(refusal.render())
+        stderr.flush()
+    except (OSError, ValueError):
+        pass
+    record(ag_home, hook, refusal.rule, [tuple(r) for r in refusal.refs], argv, pusher)
+    return 1
+
+
+def record(ag_home, hook, rule, refs, argv, pusher=None):
+    """Append one refusal (``pusher``: who pushed, on a server). Never raises: the refusal matters
+    more than its record."""
     if not ag_home:
         return
     entry = {
@@ -21,6 +33,8 @@ def record(ag_home, hook, rule, refs, argv):
                  for (r, o, n) in refs[:MAX_REFS]],
         "command": safe_argv(argv, 500),
     }
+    if pusher is not None:
+        entry["pusher"] = safe(pusher, 200)
     line = (json.dumps(entry, sort_keys=True) + "\n").encode("utf-8")
     try:
         fd = os.open(os.path.join(ag_home, LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)

@@ -250,9 +250,15 @@ def _check_hook(ctx, hook, rec):
 def check_runtime(ctx):
     if ctx.record is None:
         return
-    home = os.path.join(ctx.info.ag_home, RUNTIME_DIR)
+    runtime_check(ctx.info, ctx.record, ctx.add, FIX_ALL)
+
+
+def runtime_check(info, record, add, fix_):
+    """The runtime copy install recorded, byte for byte, and the Python that runs it (this doctor's and
+    the server's)."""
+    home = os.path.join(info.ag_home, RUNTIME_DIR)
     problems = []
-    for rel, digest in sorted((ctx.record.get("runtime") or {}).items()):
+    for rel, digest in sorted((record.get("runtime") or {}).items()):
         try:
             data = read_regular(os.path.join(home, rel))
         except AgentguardError:
@@ -261,14 +267,13 @@ def check_runtime(ctx):
             problems.append("%s is missing" % rel)
         elif sha256_bytes(data) != digest:
             problems.append("%s was modified" % rel)
-    python = ctx.record.get("python", "")
+    python = record.get("python") or ""
     if not (python and os.path.isfile(python) and os.access(python, os.X_OK)):
         problems.append("the Python the hooks run (%s) is gone" % safe(python, 200))
     if problems:
-        ctx.add("runtime.files", "fail", "runtime in %s: %s" % (ctx.info.display(home), "; ".join(problems[:3])),
-                FIX_ALL)
+        add("runtime.files", "fail", "runtime in %s: %s" % (info.display(home), "; ".join(problems[:3])), fix_)
     else:
-        ctx.add("runtime.files", "pass", "runtime copy intact; hooks run %s -I -S -B" % safe(python, 200))
+        add("runtime.files", "pass", "runtime copy intact; hooks run %s -I -S -B" % safe(python, 200))
 
 
 # -- policy -------------------------------------------------------------------------------------

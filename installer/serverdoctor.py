@@ -17,11 +17,10 @@ from ..hooks.server import identity, snapshot
 from ..hooks.textsafe import safe
 from . import manifest as manifest_mod
 from . import probes
-from .doctor import Check
+from .doctor import Check, runtime_check
 from .errors import AgentguardError
 from .fsops import read_regular, sha256_bytes
 from .hookscripts import CHAINED_SUFFIX, is_ours
-from .runtime_files import RUNTIME_DIR
 
 
 class ServerDoctor:
@@ -127,25 +126,7 @@ class ServerDoctor:
         return runs
 
     def _check_runtime(self):
-        home = os.path.join(self.info.ag_home, RUNTIME_DIR)
-        problems = []
-        for rel, digest in sorted((self.record.get("runtime") or {}).items()):
-            try:
-                data = read_regular(os.path.join(home, rel))
-            except AgentguardError:
-                data = None
-            if data is None:
-                problems.append("%s is missing" % rel)
-            elif sha256_bytes(data) != digest:
-                problems.append("%s was modified" % rel)
-        python = self.record.get("python") or ""
-        if not (python and os.path.isfile(python) and os.access(python, os.X_OK)):
-            problems.append("the Python the hook runs (%s) is gone" % safe(python, 200))
-        if problems:
-            self.add("runtime.files", "fail", "runtime in %s: %s" % (self.info.display(home), "; ".join(problems[:3])),
-                     self.fix)
-        else:
-            self.add("runtime.files", "pass", "runtime copy intact; the hook runs %s -I -S -B" % safe(python, 200))
+        runtime_check(self.info, self.record, self.add, self.fix)
 
     def _check_policy(self):
         try:

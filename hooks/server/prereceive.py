@@ -142,13 +142,6 @@ def main(argv, ag_home, environ=None, stdin=None, stderr=None):
         refusal = broken("internal error (%s)" % type(exc).__name__)
     if refusal is None:
         return 0
-    try:
-        stderr.write(refusal.render())
-        stderr.flush()
-    except (OSError, ValueError):
-        pass
     who = identity.pusher(environ)
-    audit.record(ag_home, HOOK, refusal.rule, refusal.refs,
-                 ["git-receive-pack", "pusher=%s" % (who.name if who.name is not None else "(unknown)"),
-                  "source=%s" % (who.source or "none")])
-    return 1
+    return audit.refuse(stderr, ag_home, HOOK, refusal, ["git-receive-pack"],
+                        pusher="%s (%s)" % (who.name, who.source) if who.name is not None else "(unknown)")
