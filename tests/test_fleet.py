@@ -84,8 +84,15 @@ def test_unreadable_directory_is_a_warning(env, tmp_path):
             python = "/usr/bin/python3"
             if not os.access(python, os.X_OK):
                 pytest.skip("no system Python to run as another user")
+            # a copy, not a link: the checkout may sit below a directory nobody cannot enter (mktemp -d)
             package = os.path.dirname(os.path.dirname(os.path.abspath(fleet_module.__file__)))
-            os.symlink(package, os.path.join(base, "agentguard"))
+            shutil.copytree(package, os.path.join(base, "agentguard"), symlinks=True,
+                            ignore=lambda d, names: [n for n in names if n.startswith(".") or n in (
+                                "tests", "bench", "build", "scripts") or n.endswith(".egg-info")])
+            for folder, dirs, files in os.walk(os.path.join(base, "agentguard")):
+                for name in dirs + files:
+                    path = os.path.join(folder, name)
+                    os.chmod(path, os.lstat(path).st_mode | stat.S_IROTH | (stat.S_IXOTH if name in dirs else 0))
             proc = subprocess.run([python, "-c", code, base], capture_output=True, text=True, timeout=120,
                                   env=dict(env, HOME=base, PYTHONPATH=base), cwd="/",
                                   preexec_fn=lambda: os.setuid(65534))
