@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from helpers import Git, _base_env
+from helpers import Git, _base_env, module_world
 
 
 @pytest.fixture
@@ -51,15 +51,7 @@ def guarded(make_repo):
 
 @pytest.fixture(scope="module")
 def table_repo(tmp_path_factory):
-    root = tmp_path_factory.mktemp("table")
-    home = root / "home"
-    home.mkdir()
-    env = _base_env(home)
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(root / "remote.git")], env=env, check=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(root / "work")], env=env, check=True)
-    repo = Git(str(root / "work"), env)
-    repo.commit("initial")
-    repo.run("remote", "add", "origin", str(root / "remote.git"))
+    _, _, repo, _ = module_world(tmp_path_factory, "table")
     repo.run("push", "-q", "-u", "origin", "main")
     repo.run("checkout", "-q", "-b", "feat")
     repo.commit("feature work")

@@ -71,6 +71,23 @@ class Git:
         return self.run("for-each-ref", "--format=%(refname:short)", "refs/heads/").stdout.split()
 
 
+def module_world(tmp_path_factory, name):
+    """(root, env, work, remote path) for a module-scoped fixture: a fresh HOME, a bare remote
+    ``root/remote.git`` and a work repository ``root/work`` with one commit on main and the remote
+    added as origin (nothing pushed yet, nothing installed)."""
+    root = tmp_path_factory.mktemp(name)
+    home = root / "home"
+    home.mkdir()
+    env = _base_env(home)
+    remote = str(root / "remote.git")
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", remote], env=env, check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root / "work")], env=env, check=True)
+    work = Git(str(root / "work"), env)
+    work.commit("initial")
+    work.run("remote", "add", "origin", remote)
+    return root, env, work, remote
+
+
 def replace_in_file(path, old, new):
     """Rewrite ``path`` with ``old`` (which must be there) replaced by ``new``: an adapter with one of
     its handlers switched off, for the controls."""

@@ -15,21 +15,12 @@ import subprocess
 
 import pytest
 
-from helpers import AGENTGUARD, Git, _base_env
+from helpers import AGENTGUARD, Git, module_world
 
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    root = tmp_path_factory.mktemp("clones")
-    home = root / "home"
-    home.mkdir()
-    env = _base_env(home)
-    remote = str(root / "remote.git")
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", remote], env=env, check=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(root / "work")], env=env, check=True)
-    work = Git(str(root / "work"), env)
-    work.commit("initial")
-    work.run("remote", "add", "origin", remote)
+    root, env, work, remote = module_world(tmp_path_factory, "clones")
     work.run("push", "-q", "-u", "origin", "main", "main:release/1")
     work.run("remote", "set-head", "origin", "main")
     work.agentguard("install", "--protect", "main", "--protect", "release/*", "--harness", "pi")
