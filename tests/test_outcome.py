@@ -595,3 +595,23 @@ def test_another_home_is_never_taken_for_the_calls_doing(guarded, tmp_path):
                           cwd=repo.path, env=dict(repo.env, HOME=str(other)), capture_output=True, text=True)
     assert (proc.returncode, json.loads(proc.stdout)["decision"]) == (0, "unchanged"), proc.stdout
     assert config.read_text() == "model = \"mine\"\n" and settings.read_text() == "{}\n"
+
+
+def test_a_work_tree_named_through_a_symlink_keeps_installs_record(guarded, tmp_path):
+    """A harness may hand over its cwd through a symlink (macOS: /tmp, /var). Install records real
+    paths, so the after-check must too: a hook damaged between two tool calls is still install's
+    file, not the new normal, and comes back."""
+    repo, bare = guarded
+    link = tmp_path / "via-link"
+    os.symlink(repo.path, str(link))
+    hook = os.path.join(repo.path, ".git", "hooks", "pre-commit")
+    with open(hook, "rb") as fh:
+        original = fh.read()
+    with open(hook, "ab") as fh:
+        fh.write(b"\nexit 0\n")  # damaged between two tool calls
+    assert runtime(repo, "--json", "--cwd", str(link), "--", "ls", cwd=str(link)).returncode == 0
+    proc = runtime(repo, "--after", "--json", "--cwd", str(link), cwd=str(link))
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert json.loads(proc.stdout)["decision"] == "repaired"
+    with open(hook, "rb") as fh:
+        assert fh.read() == original

@@ -36,10 +36,9 @@ def locate(cwd):
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     if rc != 0 or len(lines) < 4:
         return None
-    base = os.path.abspath(cwd)
-    top, git_dir, common, hooks = lines[:4]
-    return Where(top, git_dir, os.path.normpath(os.path.join(base, common)),
-                 os.path.normpath(os.path.join(base, hooks)))
+    # real paths, as install records them: a cwd reached through a symlink (macOS /tmp) must find
+    # install's record of the files it owns
+    return Where(*(os.path.realpath(os.path.join(cwd, p)) for p in lines[:4]))
 
 
 def record(cwd, fresh=False):
