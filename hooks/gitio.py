@@ -33,6 +33,17 @@ def without_command_line_config(environ=None):
                                                                   "GIT_CONFIG_VALUE_"))}
 
 
+def read_bounded(stream, limit):
+    """A hook's stdin, at most ``limit`` bytes. More than that is drained, so that git is not
+    blocked writing to us, and raises ValueError: too much to decide on is refused."""
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        while stream.read(1 << 20):
+            pass
+        raise ValueError("more than %d bytes of hook input" % limit)
+    return data
+
+
 def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
     """Run ``git ARGS`` (in ``cwd``, with ``env`` or this process's environment); return
     (returncode, stdout bytes). Never leaves a child behind."""

@@ -16,6 +16,10 @@ if sys.argv[1:2] == ["push-guard"]:  # git-remote-agw, the push guard in git's t
     from hooks.pushguard.helper import main as guard  # noqa: E402
 
     sys.exit(guard(sys.argv[2:], ag_home=os.path.dirname(HERE)))
+if sys.argv[1:2] == ["pre-receive"]:  # a guarded server (install --server)
+    from hooks.server.prereceive import main as receive  # noqa: E402
+
+    sys.exit(receive(sys.argv[1:], ag_home=os.path.dirname(HERE)))
 from hooks.main import run_hook  # noqa: E402
 
 sys.exit(run_hook(sys.argv[1:], ag_home=os.path.dirname(HERE)))

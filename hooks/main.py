@@ -36,15 +36,7 @@ def unclaimed_bare(state):
 
 def _read_stdin():
     stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:
-        return b""
-    data = stream.read(MAX_STDIN + 1)
-    if len(data) > MAX_STDIN:
-        # Too much to decide on; drain the rest so git does not block, then refuse.
-        while stream.read(1 << 20):
-            pass
-        raise ValueError("more than %d bytes of hook input" % MAX_STDIN)
-    return data
+    return b"" if stream is None else gitio.read_bounded(stream, MAX_STDIN)
 
 
 def decide(hook, args, state, policy, call, data, caller=None):

@@ -147,16 +147,20 @@ MAX_SNAPSHOT = 256 * 1024
 
 def load_snapshot(ag_home):
     """Read the policy snapshot from ``<git common dir>/agentguard``; raise PolicyError."""
-    path = os.path.join(ag_home, SNAPSHOT_NAME)
+    return Policy.from_json(read_json(os.path.join(ag_home, SNAPSHOT_NAME), MAX_SNAPSHOT, "the policy snapshot"))
+
+
+def read_json(path, limit, what):
+    """The JSON document at ``path`` (at most ``limit`` bytes); PolicyError naming ``what`` when it
+    is missing, too large or not JSON."""
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(MAX_SNAPSHOT + 1)
+            raw = fh.read(limit + 1)
     except OSError:
-        raise PolicyError("the policy snapshot is missing")
-    if len(raw) > MAX_SNAPSHOT:
-        raise PolicyError("the policy snapshot is too large")
+        raise PolicyError("%s is missing" % what)
+    if len(raw) > limit:
+        raise PolicyError("%s is too large" % what)
     try:
-        data = json.loads(raw.decode("utf-8"))
+        return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
-        raise PolicyError("the policy snapshot is not valid JSON")
-    return Policy.from_json(data)
+        raise PolicyError("%s is not valid JSON" % what)

@@ -42,7 +42,7 @@ def test_runtime_is_stdlib_only():
             elif isinstance(node, ast.ImportFrom):
                 mods = [] if node.level else [node.module.split(".")[0]]
                 if name == "launcher.py" and node.module in (
-                        "hooks.main", "hooks.analyser.check", "hooks.pushguard.helper"):
+                        "hooks.main", "hooks.analyser.check", "hooks.pushguard.helper", "hooks.server.prereceive"):
                     mods = []  # the runtime copy's own package
             else:
                 continue

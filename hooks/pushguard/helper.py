@@ -103,13 +103,7 @@ class Session:
         refusal = self.judge(specs)
         if refusal is None:
             return self.backend.push(batch) + [""]
-        try:
-            self.stderr.write(refusal.render())
-            self.stderr.flush()
-        except (OSError, ValueError):
-            pass
-        audit.record(self.ag_home, "push-guard", refusal.rule, [tuple(r) for r in refusal.refs],
-                     ["git", "push", self.remote] + specs)
+        audit.refuse(self.stderr, self.ag_home, "push-guard", refusal, ["git", "push", self.remote] + specs)
         reason = "agentguard: %s" % refusal.rule
         return ["error %s %s" % (spec.rpartition(":")[2], reason) for spec in specs] + [""]
 

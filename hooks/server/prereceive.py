@@ -14,7 +14,7 @@ import sys
 from .. import audit
 from .. import rules as R
 from ..backstop.reflines import Malformed, is_oid, is_zero, parse_reftx
-from ..gitio import GitError, run as git_run
+from ..gitio import GitError, read_bounded, run as git_run
 from ..policy import PolicyError
 from ..textsafe import safe
 from . import identity, snapshot
@@ -22,15 +22,6 @@ from . import identity, snapshot
 HOOK = "pre-receive"
 MAX_STDIN = 16 * 1024 * 1024
 REMOTE = "origin"  # how the client most likely names this repository, for the steps we print
-
-
-def read_input(stream):
-    data = stream.read(MAX_STDIN + 1)
-    if len(data) > MAX_STDIN:
-        while stream.read(1 << 20):  # drain, so that git is not blocked writing to us
-            pass
-        raise ValueError("more than %d bytes of hook input" % MAX_STDIN)
-    return data
 
 
 def _sane_ref(ref):
@@ -134,7 +125,7 @@ def main(argv, ag_home, environ=None, stdin=None, stderr=None):
     try:
         if list(argv[:1]) != [HOOK]:
             raise ValueError("unknown hook %r" % safe(" ".join(argv), 60))
-        data = read_input(stdin if stdin is not None else sys.stdin.buffer)
+        data = read_bounded(stdin if stdin is not None else sys.stdin.buffer, MAX_STDIN)
         refusal = decide(snapshot.load(ag_home), data, environ)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
         refusal = broken(str(exc))

@@ -3,7 +3,7 @@ recorded them. The hook reads only this file; it is validated on every read."""
 import json
 import os
 
-from ..policy import FORMAT, Policy, PolicyError
+from ..policy import FORMAT, Policy, PolicyError, read_json
 from .identity import name_problem
 
 NAME = "server.json"
@@ -47,15 +47,4 @@ class ServerPolicy:
 
 def load(ag_home):
     """The server policy in force; raise PolicyError when it is missing or not valid."""
-    try:
-        with open(os.path.join(ag_home, NAME), "rb") as fh:
-            raw = fh.read(MAX_SIZE + 1)
-    except OSError:
-        raise PolicyError("the server policy (%s) is missing" % NAME)
-    if len(raw) > MAX_SIZE:
-        raise PolicyError("the server policy is too large")
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise PolicyError("the server policy is not valid JSON")
-    return ServerPolicy.from_json(data)
+    return ServerPolicy.from_json(read_json(os.path.join(ag_home, NAME), MAX_SIZE, "the server policy (%s)" % NAME))
