@@ -790,11 +790,7 @@ def _read_text(path):
         return ""
 
 
-def recorded_policy(record):
-    try:
-        return Policy.from_json(record["policy"]) if record else None
-    except (KeyError, PolicyError):
-        return None
+recorded_policy = manifest_mod.recorded_policy
 
 FIXABLE = ("install.manifest", "hooks.", "runtime.", "policy.snapshot", "policy.recorded", "probe.", "adapters.",
            "git.options", "push.")

@@ -68,7 +68,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     harnesses = default_harnesses(info, previous) if harnesses is None else list(harnesses)
     warnings = []
     if policy is None and not protect and key is not None:
-        policy = worktrees.recorded_policy(full)
+        policy = manifest.recorded_policy(full)
     if policy is None:
         policy, warnings = _policy_now(info, protect)
     if transport is None:
@@ -77,19 +77,8 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
                 previous=full, worktree=key)
     python = interpreter()
     home = info.ag_home
-
-    owned = {}
-
-    def want(target, data, mode=0o644, note=""):
-        owned[target] = [sha256_bytes(data), mode]
-        current = read_regular(target)
-        if current != data or file_mode(target) != mode:
-            plan.actions.append(Action("write", target, data, mode, note))
-
-    runtime_record = {}
-    for rel, data in runtime_files().items():
-        want(os.path.join(home, RUNTIME_DIR, rel), data)
-        runtime_record[rel] = sha256_bytes(data)
+    want, owned = wanting(plan)
+    runtime_record = want_runtime(want, home)
     want(os.path.join(home, SNAPSHOT_NAME), policy.dumps().encode())
     want(os.path.join(home, gitoptions.SNAPSHOT_NAME), gitoptions.snapshot_bytes())
 
@@ -115,6 +104,27 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
+
+
+def wanting(plan):
+    """(want, owned): ``want(target, data, mode, note)`` records a file install owns whole and plans
+    its write when the file differs; ``owned`` is that record ({path: [sha256, mode]})."""
+    owned = {}
+
+    def want(target, data, mode=0o644, note=""):
+        owned[target] = [sha256_bytes(data), mode]
+        if read_regular(target) != data or file_mode(target) != mode:
+            plan.actions.append(Action("write", target, data, mode, note))
+    return want, owned
+
+
+def want_runtime(want, home):
+    """Plan the runtime copy under ``home``; its record {relative path: sha256}."""
+    record = {}
+    for rel, data in runtime_files().items():
+        want(os.path.join(home, RUNTIME_DIR, rel), data)
+        record[rel] = sha256_bytes(data)
+    return record
 
 
 def default_harnesses(info, previous):
@@ -246,19 +256,28 @@ def apply_install(plan):
         info = plan.info
         if not plan.actions:
             return plan
-        for directory in _write_dirs(info, worktrees.view(plan.record, plan.worktree)):
-            remove_stale_temps(directory)
-        manifest.save(info.ag_home, worktrees.intent(plan.record, plan.previous, plan.worktree))
-        for action in plan.actions:
-            if action.kind == "chain":
-                copy_exact(action.note, action.path)
-        for action in plan.actions:
-            if action.kind == "write" and action.note != "manifest":
-                atomic_write(action.path, action.data, action.mode)
-        compile_runtime(os.path.join(info.ag_home, RUNTIME_DIR))
-        manifest.save(info.ag_home, plan.record)
+        write_plan(plan, _write_dirs(info, worktrees.view(plan.record, plan.worktree)),
+                   worktrees.intent(plan.record, plan.previous, plan.worktree))
         record_outcome_baseline(info)
     return plan
+
+
+def write_plan(plan, dirs, intent):
+    """Carry out ``plan`` under the install lock: stale temp files in ``dirs`` cleared, the
+    ``intent`` manifest first, chained hooks copied, every file written atomically, the runtime
+    compiled, the final manifest last."""
+    home = plan.info.ag_home
+    for directory in dirs:
+        remove_stale_temps(directory)
+    manifest.save(home, intent)
+    for action in plan.actions:
+        if action.kind == "chain":
+            copy_exact(action.note, action.path)
+    for action in plan.actions:
+        if action.kind == "write" and action.note != "manifest":
+            atomic_write(action.path, action.data, action.mode)
+    compile_runtime(os.path.join(home, RUNTIME_DIR))
+    manifest.save(home, plan.record)
 
 
 def record_outcome_baseline(info):

@@ -35,13 +35,15 @@ def intent(record, previous):
     """The manifest written before install changes anything: the new record, marked ``installing``,
     that also accepts every hash the previous (complete or interrupted) install recorded, so that
     uninstall recognises a file this install has not rewritten yet."""
-    accept = {}
-    for kind in ("hooks", "adapters"):
-        table = {}
-        for key in set((previous or {}).get(kind) or {}) | set(record.get(kind) or {}):
-            table[key] = sorted(accepted(previous or {}, kind, key))
-        accept[kind] = table
+    accept = {kind: accept_table(record, previous, kind) for kind in ("hooks", "adapters")}
     return dict(record, state=INSTALLING, accept=accept)
+
+
+def accept_table(record, previous, kind):
+    """{entry: [hashes]} of ``kind`` that an install between ``previous`` and ``record`` accepts."""
+    previous = previous or {}
+    return {key: sorted(accepted(previous, kind, key))
+            for key in set(previous.get(kind) or {}) | set(record.get(kind) or {})}
 
 
 def accepted(record, kind, key):
@@ -51,6 +53,15 @@ def accepted(record, kind, key):
     found = {digest} if isinstance(digest, str) else set()
     extra = ((record.get("accept") or {}).get(kind) or {}).get(key) or []
     return found | {d for d in extra if isinstance(d, str)}
+
+
+def recorded_policy(record):
+    """The policy the manifest records, or None."""
+    from ..hooks.policy import Policy, PolicyError
+    try:
+        return Policy.from_json(record["policy"]) if record else None
+    except (KeyError, TypeError, PolicyError):
+        return None
 
 
 def interrupted(record):

@@ -20,12 +20,13 @@ from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import manifest
 from .errors import AgentguardError
-from .fsops import InstallLock, atomic_write, copy_exact, file_mode, read_regular, remove_stale_temps, sha256_bytes
+from .fsops import InstallLock, read_regular, remove_stale_temps, sha256_bytes
 from .gitenv import TIMEOUT, _run, git
 from .hookscripts import is_ours, render
-from .install import HOOK_MODE, Action, Plan, _plan_hook, _uninstall_hook, describe, interpreter
+from .install import (HOOK_MODE, Action, Plan, _plan_hook, _uninstall_hook, describe, interpreter, want_runtime,
+                      wanting, write_plan)
 from .repo import RepoInfo
-from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
+from .runtime_files import RUNTIME_DIR, runtime_files
 
 HOOK = "pre-receive"
 # Gitea's and Forgejo's generated pre-receive is a dispatcher that runs every program in
@@ -122,17 +123,8 @@ def plan_server(bare, protect=None, pushers=None):
     server, warnings = _server_policy(info, protect, pushers, previous)
     plan = Plan(info, server.policy, warnings=warnings, request=(bare, protect, pushers), previous=previous)
     python = interpreter()
-    owned = {}
-
-    def want(target, data, mode=0o644, note=""):
-        owned[target] = [sha256_bytes(data), mode]
-        if read_regular(target) != data or file_mode(target) != mode:
-            plan.actions.append(Action("write", target, data, mode, note))
-
-    runtime_record = {}
-    for rel, data in runtime_files().items():
-        want(os.path.join(info.ag_home, RUNTIME_DIR, rel), data)
-        runtime_record[rel] = sha256_bytes(data)
+    want, owned = wanting(plan)
+    runtime_record = want_runtime(want, info.ag_home)
     want(os.path.join(info.ag_home, snapshot.NAME), server.dumps().encode())
     if is_dispatcher(info.hooks_dir):
         script, chained, rel = render(HOOK, server.policy, python, None, False), False, DISPATCHED
@@ -182,18 +174,7 @@ def install_server(bare, protect, allow_pushers, dry_run=False):
         return lines + ["agentguard: dry run in %s; would:" % where] + ["  " + x for x in _describe(plan)] + summary
     with InstallLock(info.ag_home):
         plan, server = plan_server(bare, protect, allow_pushers)  # again under the lock
-        for directory in _write_dirs(info):
-            remove_stale_temps(directory)
-        manifest.save(info.ag_home, manifest.intent(plan.record, plan.previous))
-        for action in plan.actions:
-            if action.kind == "chain":
-                copy_exact(action.note, action.path)
-        for action in plan.actions:
-            if action.kind == "write" and action.note != "manifest":
-                os.makedirs(os.path.dirname(action.path), exist_ok=True)
-                atomic_write(action.path, action.data, action.mode)
-        compile_runtime(os.path.join(info.ag_home, RUNTIME_DIR))
-        manifest.save(info.ag_home, plan.record)
+        write_plan(plan, _write_dirs(info), manifest.intent(plan.record, plan.previous))
     return (lines + ["agentguard: installed the server guard in %s" % where] + ["  " + x for x in _describe(plan)]
             + summary + ["  check it: agentguard doctor --server %s" % shlex.quote(info.top)])
 

@@ -192,10 +192,7 @@ def install_template(protect, dry_run=False):
         lines.append("  set %s in %s (it was not set; uninstall --template puts the file back as it was)"
                      % (KEY, safe(config, 300)))
     lines.append("  every git init and git clone from now on starts with agentguard's hooks, runtime and policy")
-    if "post-checkout" in HOOK_NAMES:
-        lines.append("  a clone is completed by a full agentguard install (adapters, push guard) on its checkout")
-    else:
-        lines.append("  run agentguard install in a new repository for the harness adapters and the push guard")
+    lines.append("  a clone is completed by a full agentguard install (adapters, push guard) on its checkout")
     if os.environ.get("GIT_TEMPLATE_DIR"):
         lines.append("  warning: GIT_TEMPLATE_DIR is set in this environment and overrides %s for git run here"
                      % KEY)

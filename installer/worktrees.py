@@ -12,7 +12,6 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from ..hooks.policy import Policy, PolicyError
 from . import manifest
 from .errors import AgentguardError
 from .gitenv import git
@@ -26,9 +25,11 @@ MAP = "worktrees"
 @dataclass
 class Listed:
     path: str
-    main: bool  # the first entry git lists: the repository's own work tree (or its bare git dir)
-    usable: bool  # a directory git does not call prunable, with a work tree
-    why: str = ""  # when not usable: bare, prunable, missing
+    why: str = ""  # what makes it unusable (bare, prunable, missing); "" for a work tree to visit
+
+    @property
+    def usable(self):
+        return not self.why
 
 
 def listed(info):
@@ -43,7 +44,7 @@ def listed(info):
         attrs = {line.split(" ", 1)[0] for line in lines[1:]}
         why = ("bare" if "bare" in attrs else "prunable" if "prunable" in attrs
                else "missing" if not os.path.isdir(path) else "")
-        found.append(Listed(path, not found, not why, why))
+        found.append(Listed(path, why))
     return found
 
 
@@ -106,14 +107,11 @@ def merge(local, previous, key, top, plan_owned):
     else:
         out = {k: v for k, v in local.items() if k not in KEYS}
         out.update({k: previous[k] for k in KEYS if k in previous})
-        out[MAP] = {}
     subs = {k: v for k, v in (previous.get(MAP) or {}).items() if isinstance(v, dict)}
     if key is not None:
         subs[key] = dict({k: local[k] for k in KEYS if k in local}, top=top)
     if subs:
         out[MAP] = dict(sorted(subs.items()))
-    else:
-        out.pop(MAP, None)
     out["owned"] = _owned(previous, top, plan_owned)
     return out
 
@@ -140,20 +138,10 @@ def intent(record, previous, key):
     out = manifest.intent(record, previous)
     if key is None:
         return out
-    before, now = view(previous, key), _sub(record, key) or {}
-    table = {}
-    for rel in set(before.get("adapters") or {}) | set(now.get("adapters") or {}):
-        table[rel] = sorted(manifest.accepted(before, "adapters", rel))
+    now = _sub(record, key) or {}
+    table = manifest.accept_table(now, view(previous, key), "adapters")
     out[MAP] = dict(out.get(MAP) or {}, **{key: dict(now, accept={"adapters": table})})
     return out
-
-
-def recorded_policy(record):
-    """The policy the manifest records, or None."""
-    try:
-        return Policy.from_json(record["policy"]) if record else None
-    except (KeyError, TypeError, PolicyError):
-        return None
 
 
 @dataclass

@@ -151,8 +151,6 @@ def test_bare_repositories_from_the_template_take_pushes(env, tmp_path, remote):
     assert refused(fresh.run("commit", "--allow-empty", "-m", "second", check=False))
 
 
-@pytest.mark.skipif("post-checkout" not in HOOK_NAMES,
-                    reason="the push guard comes with the full install the post-checkout hook runs on a clone")
 def test_clone_push_no_verify_is_refused(env, tmp_path, remote):
     templated(env, tmp_path)
     run(["git", "clone", "-q", remote.path, "clone"], env, str(tmp_path))
