@@ -45,8 +45,7 @@ def not_installed(harness="{0}"):
 
 def read_tools():
     """Every harness's read-only tools, as a POSIX ERE alternation (the sh hook's not-installed path)."""
-    import re as _re
-    return "|".join(_re.escape(t) for t in sorted({t for p in PROTOCOLS.values() for t in p.reads}))
+    return "|".join(re.escape(t) for t in sorted({t for p in PROTOCOLS.values() for t in p.reads}))
 
 
 class Protocol:
@@ -145,8 +144,7 @@ def subjects(protocol, payload):
     if not isinstance(tool, str) or not isinstance(args, (dict, type(None))):
         raise ValueError("the payload names no tool")
     args = args or {}
-    cwd = payload.get("cwd")
-    cwd = cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd()
+    cwd = _payload_cwd(payload)
     out: list = []
     if tool in protocol.reads:
         return out
