@@ -63,7 +63,8 @@ def check(where, before, report):
     undo_files(where, before, snapshot.owned_files(where, record), report)
     if policy is not None:
         if before.get("refs") is not None:
-            refs_mod.undo(where, before["refs"], refs, policy, state, report)
+            new_repo = before.get("no_branches") is True
+            refs_mod.undo(where, before["refs"], refs, policy, state, report, new_repo=new_repo)
         else:
             refs_mod.rescue_local_only(where, refs, policy, state, report)
 

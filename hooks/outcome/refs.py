@@ -93,8 +93,10 @@ def rescue(where, state, branch, tip, back_to, report, why):
     return True
 
 
-def undo(where, before, now, policy, state, report):
-    """Put back the protected refs ``now`` ({ref: oid}) that ``before`` does not allow."""
+def undo(where, before, now, policy, state, report, new_repo=False):
+    """Put back the protected refs ``now`` ({ref: oid}) that ``before`` does not allow. ``new_repo``:
+    no branch existed before the call, so its first commit may create a protected branch (as the
+    backstop allows it: ``backstop.reftx``, README "Empty repositories")."""
     remotes = remote_names(policy, state)
     believed = dict(now)
     for ref in sorted(set(before) | set(now)):
@@ -129,6 +131,8 @@ def undo(where, before, now, policy, state, report):
             else:
                 report.fail("protected branch %s was deleted and could not be put back" % branch)
             continue
+        if old is None and new_repo:
+            continue  # the first commit of a new repository
         if may_stand(branch, new, old, believed, policy, state):
             continue  # fetched or pulled (its remote has it), or moved back along its own history
         rescue(where, state, branch, new, old, report, "it had moved to commits its remote does not have")

@@ -71,8 +71,20 @@ def take(where, previous=None):
         entry = found.get(path)
         if entry is None or entry[0] != "f" or entry[1] != mode or entry[6] != digest:
             found[path] = ["f", mode, None, None, None, None, digest]
-    return {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
-            "refs": refs}
+    out = {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
+           "refs": refs}
+    if not any(ref.startswith("refs/heads/") for ref in refs) and not _has_branches(where):
+        out["no_branches"] = True  # a new repository: its first commit may create a protected branch
+    return out
+
+
+def _has_branches(where):
+    """Whether any local branch exists (asked only when no protected one does: a new repository)."""
+    rc, out = gitio.run(["for-each-ref", "--count=1", "--format=x", "refs/heads/"], cwd=where.top,
+                        env=gitio.scrubbed_env())
+    if rc != 0:
+        raise gitio.GitError("git cannot read this repository's refs")
+    return bool(out.strip())
 
 
 def settled_refs(where, before, now):
