@@ -266,9 +266,11 @@ def write_plan(plan, dirs, intent):
     """Carry out ``plan`` under the install lock: stale temp files in ``dirs`` cleared, the
     ``intent`` manifest first, chained hooks copied, every file written atomically, the runtime
     compiled, the final manifest last."""
+    from ..hooks.outcome import snapshot
     home = plan.info.ag_home
     for directory in dirs:
         remove_stale_temps(directory)
+    before = snapshot.before_own_writes(home, [a.path for a in plan.actions if a.kind == "write"])
     manifest.save(home, intent)
     for action in plan.actions:
         if action.kind == "chain":
@@ -278,6 +280,7 @@ def write_plan(plan, dirs, intent):
             atomic_write(action.path, action.data, action.mode)
     compile_runtime(os.path.join(home, RUNTIME_DIR))
     manifest.save(home, plan.record)
+    snapshot.adopt_own_writes(home, before)  # what agentguard wrote is no tool call's doing
 
 
 def record_outcome_baseline(info):

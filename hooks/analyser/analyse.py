@@ -10,12 +10,12 @@ guard is blocked.
 import os
 import re
 
-from . import gitrules
+from . import findexpr, gitrules
 from .gitrules import READ_ONLY_GIT
 from .repoview import RepoView
 from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from ..bypass import env_skips_hooks
-from ..guardpaths import real
+from ..guardpaths import bytecode_cache, real
 from ..rules import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
@@ -519,6 +519,8 @@ class Analyser:
         if name == "find":
             if not any(t in ("-delete", "-exec", "-execdir", "-ok") for t in texts):
                 return
+            if self.find_deletes_only_unguarded(args, state):
+                return
             targets = [a for a in args if not a.text.startswith(("-", "(", ")", "!"))][:1]
         elif name == "dd":
             targets = [_word(a.text[3:], a.dynamic) for a in args if a.text.startswith("of=")]
@@ -549,6 +551,30 @@ class Analyser:
                 targets = [a for a in targets[1:]]
         for target in targets:
             self.check_path(target, state, name)
+
+    def find_deletes_only_unguarded(self, args, state):
+        """``find DIR -name PAT -delete`` that matches none of the guard's files (a compiled cache of the
+        runtime is no loss: the after-check puts it back), judged on the files there now."""
+        texts = [a.text for a in args]
+        found = findexpr.name_patterns(texts)
+        if found is None or state.cwd is None or any(DYN in t for t in texts):
+            return False
+        starts, patterns = found
+        for start in starts:
+            path = real(os.path.join(state.cwd, os.path.expanduser(start)))
+            repo = self.repo_at(path) or self.repo_at(state.cwd)
+            if repo is None:
+                continue
+            guarded = repo.guarded
+            roots = list(guarded.paths) + [os.path.join(d, n) for d, pat in guarded.patterns if os.path.isdir(d)
+                                           for n in sorted(os.listdir(d)) if findexpr.fnmatch.fnmatchcase(n, pat)]
+            cache = os.path.join(repo.common_dir, "agentguard")
+            hit = findexpr.guarded_match(roots, path, patterns, lambda p: bytecode_cache(p, cache))
+            if hit:
+                rel = os.path.relpath(hit, repo.top)
+                raise Block("guard-files", rel if not rel.startswith("..") else os.path.basename(hit))
+            state.written.add(path)
+        return True
 
     def check_path(self, word, state, what):
         text = word.text if isinstance(word, Word) else word

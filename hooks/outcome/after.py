@@ -3,7 +3,7 @@
 the guard's rules read, the guard's files and the files that can switch it off, protected refs."""
 import os
 
-from .. import audit, gitio, guardconfig
+from .. import audit, gitio, guardconfig, guardpaths
 from ..repostate import RepoState
 from . import refs as refs_mod
 from . import snapshot, store
@@ -170,6 +170,8 @@ def undo_files(where, before, owned, report):
             os.symlink(os.fsdecode(data), path)
         else:
             store.write_atomic(path, data, b[1])
+        if n is None and guardpaths.bytecode_cache(path, where.ag_home):
+            continue  # housekeeping (`find . -name '*.pyc' -delete`) took a cache: put back, nothing to tell
         how = "it was deleted" if n is None else "its mode was changed" if n[6] == b[6] else "it was changed"
         report.add("file", "restored %s (%s)" % (shown, how), path=path)
 

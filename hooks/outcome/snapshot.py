@@ -3,6 +3,7 @@ of or that can switch it off (stat, and a hash when the stat changed), the confi
 guard's rules read (``guardconfig.WATCHED``, every level, one git process) and every protected
 branch with its remote-tracking refs (one more git process, run alongside)."""
 import fnmatch
+import json
 import os
 import stat
 
@@ -283,3 +284,70 @@ def describe(path, known=None, ag_home=None):
     else:
         digest = ""
     return sig + [digest]
+
+
+# -- agentguard's own writes ----------------------------------------------------------------------
+def before_own_writes(ag_home, paths):
+    """What ``paths`` hold just before agentguard itself (install, ``doctor --fix``, the post-checkout
+    install of a new worktree) writes them: {path: (sha256 or None, its config entries or None)}."""
+    out = {}
+    for path in paths:
+        entry = describe(path, None, ag_home)
+        out[path] = (entry[6] if entry is not None else None, _config_entries(path))
+    return out
+
+
+def adopt_own_writes(ag_home, before):
+    """Tell every work tree's snapshot what agentguard itself just wrote, so that no after-check takes
+    it for a tool call's doing (an agent's ``git worktree add`` runs install for the new worktree,
+    which writes the shared manifest and user-level trust entries). A path is adopted only where the
+    snapshot recorded exactly what it held before agentguard wrote it: a change a call made first
+    stays for the after-check to undo."""
+    directory = store.home(ag_home)
+    try:
+        names = sorted(n for n in os.listdir(directory) if n.endswith(".json"))
+    except OSError:
+        return
+    now = {path: (describe(path, None, ag_home), _config_entries(path)) for path in before}
+    for name in names:
+        try:
+            with open(os.path.join(directory, name), "rb") as fh:
+                top = json.loads(fh.read(store.MAX_SNAPSHOT).decode("utf-8")).get("top")
+        except (OSError, ValueError, UnicodeDecodeError, AttributeError):
+            continue
+        data = store.load(ag_home, top) if isinstance(top, str) else None
+        if data is not None and _adopt_into(data, before, now):
+            store.save(ag_home, data)
+
+
+def _adopt_into(data, before, now):
+    changed = False
+    files, roots = data["files"], data.get("roots") or []
+    for path, (digest, entries) in before.items():
+        entry, entries_now = now[path]
+        recorded = files.get(path)
+        if (recorded[6] if isinstance(recorded, list) and len(recorded) == 7 else None) == digest and \
+                (recorded is not None or any(under(path, r) for r in roots if isinstance(r, str))):
+            if entry is None:
+                files.pop(path, None)
+            else:
+                files[path] = entry
+            changed = True
+        if entries is not None and entries_now is not None:
+            mine = [c for c in data["config"] if isinstance(c, list) and len(c) == 4 and c[1] == path]
+            if [c[2:] for c in mine] == [c[2:] for c in entries]:
+                scope = mine[0][0] if mine else "local"
+                data["config"] = [c for c in data["config"] if c not in mine] + [[scope] + c[1:] for c in entries_now]
+                changed = True
+    return changed
+
+
+def _config_entries(path):
+    """The watched entries of git config file ``path`` (None when ``path`` is no git config file)."""
+    if os.path.basename(path) not in ("config", "config.worktree"):
+        return None
+    rc, out = gitio.run(["config", "-z", "--file", path, "--show-scope", "--show-origin", "--get-regexp",
+                         guardconfig.WATCHED], cwd=os.path.dirname(path), env=gitio.scrubbed_env())
+    if rc not in (0, 1):
+        return None
+    return [[e[0], path, e[2], e[3]] for e in parse_config(out, os.path.dirname(path))]
