@@ -43,6 +43,31 @@ def test_merge_fast_forward_of_local_work(guarded):
     assert_refused_and_kept(repo.run("merge", "feat", check=False), repo, bare, before)
 
 
+@pytest.mark.parametrize("cmd", [["merge", "feat"], ["merge", "--ff-only", "feat"], ["pull", "--ff-only", ".", "feat"]])
+def test_refused_fast_forward_leaves_index_and_work_tree_as_they_were(guarded, cmd):
+    """git checks out the fast-forward's files before the branch update the hook refuses, with no merge
+    in progress to abort: the hook takes them back out, and a staged and an unstaged change of one's
+    own are kept exactly."""
+    repo, bare = guarded
+    with open(os.path.join(repo.path, "initial.txt"), "a") as fh:
+        fh.write("staged\n")
+    repo.run("add", "initial.txt")
+    with open(os.path.join(repo.path, "initial.txt"), "a") as fh:
+        fh.write("unstaged\n")
+    open(os.path.join(repo.path, "mine.txt"), "w").write("untracked\n")
+    before = state(repo, bare)
+    files = {n: open(os.path.join(repo.path, n)).read() for n in ("initial.txt", "mine.txt")}
+    index = repo.run("diff", "--cached").stdout
+    proc = repo.run(*cmd, check=False)
+    assert_refused_and_kept(proc, repo, bare, before)
+    assert "your index and work tree are as before" in proc.stderr
+    assert repo.run("diff", "--cached").stdout == index
+    assert {n: open(os.path.join(repo.path, n)).read() for n in files} == files
+    feat_files = set(repo.run("diff", "--name-only", "main", "feat").stdout.split())
+    assert feat_files and not any(os.path.exists(os.path.join(repo.path, f)) for f in feat_files)
+    assert "merge --abort" not in proc.stderr
+
+
 def test_merge_no_ff(guarded):
     repo, bare = guarded
     before = state(repo, bare)

@@ -5,7 +5,7 @@ Only the ``prepared`` state can still abort a transaction, so that is where we d
 ``prepared``: refusing there costs nothing if git ignores it, and fails closed if it does not.
 """
 from .. import rules as R
-from . import heldrefs
+from . import fastforward, heldrefs
 from .reflines import Malformed, is_oid, is_symref_value, is_zero, parse_reftx
 from ..gitmodel import refnames, remotes
 from ..textsafe import safe
@@ -24,6 +24,8 @@ def decide(state, policy, data, call, hook_state="prepared", caller=None):
         return None
     items = parse_reftx(data)
     refusal = _decide(state, policy, items, call)
+    if refusal is not None:
+        fastforward.undo(state, refusal, call)
     if call is not None or not caller:
         return refusal
     if refusal is None:
