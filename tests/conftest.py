@@ -15,7 +15,14 @@ def env(tmp_path):
 
 
 @pytest.fixture
-def make_repo(tmp_path, env):
+def install_args():
+    """The options make_repo's install passes; a module overrides it (the keep-working and real-clients
+    tables run with every layer on: every harness's adapter, as a day with agentguard has them)."""
+    return []
+
+
+@pytest.fixture
+def make_repo(tmp_path, env, install_args):
     """make_repo(name, remote=True, install=True) -> (Git work repo, Git bare remote or None)."""
     def make(name="work", remote=True, install=True, branch="main"):
         work = tmp_path / name
@@ -31,7 +38,7 @@ def make_repo(tmp_path, env):
             repo.run("push", "-q", "-u", "origin", branch)
             repo.run("remote", "set-head", "origin", branch)
         if install:
-            repo.agentguard("install")
+            repo.agentguard("install", *install_args)
         return repo, bare
     return make
 

@@ -7,6 +7,12 @@ import pytest
 from helpers import Git, refused, upstream_advance
 
 
+@pytest.fixture
+def install_args():
+    """Every layer on, as a user gets them (issue #25): every harness's adapter besides the backstop."""
+    return ["--harness", "all"]
+
+
 def ok(proc):
     assert proc.returncode == 0 and "agentguard" not in proc.stderr, proc.stdout + proc.stderr
     return proc

@@ -21,6 +21,13 @@ from helpers import ARGV_READABLE, Git, refused, upstream_advance
 # about 80 s with -n 0 (one guarded repository and one upstream clone per case)
 pytestmark = pytest.mark.slow
 
+
+@pytest.fixture
+def install_args():
+    """Every layer on, as a user gets them (issue #25): every harness's adapter besides the backstop."""
+    return ["--harness", "all"]
+
+
 # The global options the clients put in front of every git call.
 # source: magit/magit lisp/magit-git.el (defcustom magit-git-global-arguments) + lisp/magit-process.el
 #         (magit-process-git-arguments puts them first) @ 137f137dccb37097ae9caa31018cafa071ff4ec1
