@@ -2,7 +2,7 @@
 # Install everything the test suite drives for real, then run it twice: against the system git and
 # against git 2.47 built from Debian trixie's source (scripts/newer-git.sh, cached outside the clone).
 # Arguments go to pytest.
-#   .venv          agentguard with its test extras (pytest, hypothesis, pre-commit, ruff, mypy)
+#   .venv          agentguard with its test extras (pytest, hypothesis, pre-commit, ruff, mypy, mkdocs)
 #   apt: shellcheck and posh, when missing (tests/test_lint.py lints the hook scripts install writes;
 #        tests/test_platforms.py runs the backstop's tables under posh with /proc hidden, as root);
 #        openssh-server and lighttpd (tests/gitservers.py: real ssh and smart-HTTP servers on 127.0.0.1)
