@@ -27,7 +27,8 @@ STEPS = [
     ("push a branch", "git push -q origin work", "git commit -q --allow-empty -m p", None),
     ("fetch", "git fetch -q origin", None, None),
     ("stash -u and pop", "git stash -q -u && git stash pop -q", "echo x > wip.txt", "rm -f wip.txt"),
-    ("worktree add", "git worktree add -q ../wt -b wt", None, "git worktree remove --force ../wt && git branch -q -D wt"),
+    ("worktree add", "git worktree add -q ../wt -b wt", None,
+     "git worktree remove --force ../wt && git branch -q -D wt"),
     ("run the tests", "true", None, None),
 ]
 
