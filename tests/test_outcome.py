@@ -615,3 +615,30 @@ def test_a_work_tree_named_through_a_symlink_keeps_installs_record(guarded, tmp_
     assert json.loads(proc.stdout)["decision"] == "repaired"
     with open(hook, "rb") as fh:
         assert fh.read() == original
+
+
+# -- agentguard's own writes --------------------------------------------------------------------------
+def test_a_worktree_install_during_a_call_is_not_undone_but_a_change_made_before_it_is(make_repo, tmp_path):
+    """An agent's `git worktree add` runs install for the new worktree (post-checkout), which writes the
+    shared manifest and Codex's user-level trust entries: agentguard's own writes, adopted by every work
+    tree's snapshot. A change the same call made to such a file first is still undone."""
+    repo, _ = make_repo()
+    repo.agentguard("install", "--harness", "all")
+    codex = os.path.join(repo.env["HOME"], ".codex", "config.toml")
+    pre_check(repo, "git worktree add ../wt -b wt")
+    repo.run("worktree", "add", "-q", str(tmp_path / "wt"), "-b", "wt")
+    rc, report = after(repo)
+    assert (rc, report["decision"]) == (0, "unchanged"), report
+    assert str(tmp_path / "wt") in open(codex).read()  # the new worktree's trust entries stayed
+    manifest = json.load(open(os.path.join(repo.path, ".git", "agentguard", "manifest.json")))
+    assert "wt" in manifest.get("worktrees", {}), sorted(manifest)
+    # the same, after the call first wrote a setting of its own into the file install then merges into
+    pre_check(repo, "echo ... >> ~/.codex/config.toml && git worktree add ../wt2 -b wt2")
+    before = open(codex).read()
+    with open(codex, "a") as fh:
+        fh.write("\n[agent]\nmine = true\n")
+    repo.run("worktree", "add", "-q", str(tmp_path / "wt2"), "-b", "wt2")
+    assert "mine = true" in open(codex).read()
+    rc, report = after(repo)
+    assert rc == 3 and any(u.get("path") == codex for u in report["undone"]), report
+    assert open(codex).read() == before
