@@ -107,9 +107,9 @@ def active(ag_home, now=None):
     out = []
     for name in names:
         branch = branch_of_name(name)
-        grant = read(os.path.join(folder(ag_home), name)) if branch is not None else None
-        if valid(grant, branch, now):
-            out.append((branch, int(grant["expires"] - now)))
+        found = read(os.path.join(folder(ag_home), name)) if branch is not None else None
+        if found is not None and valid(found, branch, now):
+            out.append((branch, int(found["expires"] - now)))
     return out
 
 

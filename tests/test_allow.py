@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from helpers import AGENTGUARD, agentguard, refused, state
+from helpers import AGENTGUARD, agentguard, refused, state, upstream_advance
 
 GRANTS = os.path.join(".git", "agentguard", "allow")
 
@@ -387,3 +387,21 @@ def test_the_server_side_does_not_honour_a_grant(make_repo, tmp_path):
     assert proc.returncode != 0 and "server-push-protected" in proc.stderr, proc.stderr
     assert bare.rev("main") == before
     assert grant_files(repo) == []  # spent by the client's guard, which let it go to the server
+
+
+
+@pytest.mark.parametrize("guard", [True, False], ids=["transport-guard", "pre-push"])
+def test_a_push_the_remote_then_rejects_has_spent_the_grant(make_repo, tmp_path, guard):
+    """SECURITY.md: the grant is spent by the first push that reaches the guard, even when git then
+    rejects it (here: the remote's main moved on, "fetch first"); the remote keeps its main."""
+    repo, bare = make_repo(install=False)
+    repo.agentguard("install", *([] if guard else ["--no-push-guard"]))
+    repo.run("checkout", "-q", "-b", "feat")
+    repo.commit("feature work")
+    upstream = upstream_advance(bare, repo.env, tmp_path)
+    granted(repo)
+    proc = repo.run("push", "origin", "feat:main", check=False)
+    assert proc.returncode != 0 and "rejected" in proc.stderr, proc.stderr
+    assert bare.rev("main") == upstream
+    assert grant_files(repo) == []
+    assert "break-glass-use" in audit_rules(repo)

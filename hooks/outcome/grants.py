@@ -35,9 +35,8 @@ def undo(where, old, now, report, same, remove, show):
         if record is not None and b is None and record["nonce"] in before:
             continue  # a person's grant, spent by this call: its record stands
         remove(path)
-        refs = record.get("refs") if record is not None else None
-        pushes = [r.get("ref", "") for r in refs if isinstance(r, dict)] if isinstance(refs, list) \
-            and record.get("hook") != grant.MOVE_HOOK else []
+        refs = record.get("refs") if record is not None and record.get("hook") != grant.MOVE_HOOK else None
+        pushes = [r.get("ref", "") for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
         if pushes:
             report.fail("a break-glass grant made during this call let a push update %s; a push that has left "
                         "the machine cannot be undone" % ", ".join(str(p) for p in pushes))
