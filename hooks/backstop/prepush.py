@@ -1,5 +1,4 @@
 """pre-push: no push lands on a protected branch, whatever the refspec looks like."""
-from .. import grant
 from .. import rules as R
 from .reflines import Malformed, is_zero, parse_prepush
 from ..textsafe import safe
@@ -40,9 +39,10 @@ def refuse_protected(policy, items, remote, ag_home=None, hook="pre-push", argv=
             hits.append((item, kind[1]))
     if not hits:
         return None
-    if not any(is_zero(i.local_oid) for i, _ in hits) and grant.consume(
-            ag_home, [(b, i.remote_ref, i.remote_oid, i.local_oid) for i, b in hits], hook, argv):
-        return None
+    if not any(is_zero(i.local_oid) for i, _ in hits):
+        from .. import grant  # only where a refusal is at stake
+        if grant.consume(ag_home, [(b, i.remote_ref, i.remote_oid, i.local_oid) for i, b in hits], hook, argv):
+            return None
     item, branch = hits[0]
     b = safe(branch, 80)
     if is_zero(item.local_oid):

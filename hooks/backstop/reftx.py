@@ -4,7 +4,6 @@ Only the ``prepared`` state can still abort a transaction, so that is where we d
 ``committed``/``aborted``/``preparing`` pass. Any other (future) state is decided like
 ``prepared``: refusing there costs nothing if git ignores it, and fails closed if it does not.
 """
-from .. import grant
 from .. import rules as R
 from . import heldrefs
 from .reflines import Malformed, is_oid, is_symref_value, is_zero, parse_reftx
@@ -71,9 +70,10 @@ def _decide(state, policy, items, call, argv=None):
             refusal = None
         if refusal:
             return refusal
-    if moves and not grant.consume(state.ag_home, [(b, i.ref, i.old, i.new) for _, b, i in moves],
-                                   grant.MOVE_HOOK, argv):
-        return moves[0][0]
+    if moves:
+        from .. import grant  # only where a refusal is at stake: a rebase's hundreds of runs never load it
+        if not grant.consume(state.ag_home, [(b, i.ref, i.old, i.new) for _, b, i in moves], grant.MOVE_HOOK, argv):
+            return moves[0][0]
     return None
 
 
