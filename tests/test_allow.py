@@ -231,7 +231,6 @@ def test_a_grant_lets_one_local_move_through(guarded):
     repo.commit("more")
     more = repo.rev("HEAD")
     repo.run("checkout", "-q", "main")
-    assert refused(repo.run("branch", "-f", "main", more, check=False)) is False  # HEAD is on main: git refuses
     assert refused(repo.run("update-ref", "refs/heads/main", more, check=False))
     assert repo.rev("main") == feat and repo.rev("feat") == more
     # a person's move stands: the doctor does not call main ahead, the after-check keeps it
@@ -276,6 +275,14 @@ def test_the_decision_command_blocks_the_break_glass(guarded, command):
     assert proc.returncode == 1 and answer["decision"] == "block", answer
     assert answer["rule"] == "break-glass", answer
     assert "own terminal" in answer["reason"]
+
+
+def test_a_harness_file_tool_cannot_write_a_grant(guarded):
+    repo, _ = guarded
+    proc = subprocess.run([os.path.join(".git", "agentguard", "check"), "--json", "--write",
+                           os.path.join(GRANTS, "6d61696e.json")], cwd=repo.path, env=repo.env, capture_output=True,
+                          text=True)
+    assert proc.returncode == 1 and json.loads(proc.stdout)["rule"] == "break-glass", proc.stdout
 
 
 def test_listing_grants_is_not_blocked(guarded):
@@ -405,3 +412,20 @@ def test_a_push_the_remote_then_rejects_has_spent_the_grant(make_repo, tmp_path,
     assert bare.rev("main") == upstream
     assert grant_files(repo) == []
     assert "break-glass-use" in audit_rules(repo)
+
+
+def _spend(ag_home):
+    from agentguard.hooks import grant
+    return grant.consume(ag_home, [("main", "refs/heads/main", "", "")], "pre-push")
+
+
+def test_of_many_users_at_once_exactly_one_spends_the_grant(guarded):
+    import multiprocessing
+    repo, _ = guarded
+    granted(repo)
+    home = os.path.join(repo.path, ".git", "agentguard")
+    with multiprocessing.get_context("spawn").Pool(8) as pool:
+        won = pool.map(_spend, [home] * 32)
+    assert won.count(True) == 1
+    assert grant_files(repo) == []
+    assert not [n for n in os.listdir(os.path.join(repo.path, GRANTS)) if n.startswith(".claim")]
