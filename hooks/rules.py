@@ -71,6 +71,9 @@ RULES = _rules(
      "leave the hooks, the runtime, the policy and the adapters alone; ask the user"),
     ("ref-files", "refs are not written by hand",
      "writing git refs by hand ({0})", "use git commands on a branch; protected branches change through pull requests"),
+    ("break-glass", "only a person grants a push or move of a protected branch, in their own terminal",
+     "{0}", "a person runs `agentguard allow BRANCH` in their own terminal, not through an agent; until then, "
+     "push a branch and open a pull request"),
     ("guard-removal", "only the user uninstalls or re-scopes agentguard",
      "{0}", "only the user uninstalls or re-scopes agentguard"),
     ("unanalysable", "a command that involves git or the guard and cannot be read is blocked",

@@ -228,6 +228,44 @@ def doctor(
     raise typer.Exit(0 if d.ok() else 1)
 
 
+@app.command()
+def allow(
+    branch: Optional[str] = typer.Argument(None, help="The protected branch to allow one push or move of."),
+    minutes: int = typer.Option(10, "--minutes", min=1, max=60, help="How long the grant stays usable."),
+    list_: bool = typer.Option(False, "--list", help="List the grants that are usable now."),
+    revoke: bool = typer.Option(False, "--revoke", help="Take back the grant for BRANCH."),
+):
+    """Break-glass for a person: allow ONE push or move of a protected branch (asks you to type its name;
+    refused with no terminal on stdin; consumed by its first use; agents are blocked from running it)."""
+    from . import allow as allow_mod
+    _exclusive(list=list_, revoke=revoke)
+    if list_ != (branch is None):
+        raise typer.BadParameter("--list takes no BRANCH" if list_ else "name the BRANCH to allow")
+    try:
+        if list_:
+            lines = allow_mod.listing(None)
+        elif revoke:
+            lines = allow_mod.revoke(None, branch)
+        else:
+            lines = allow_mod.grant_branch(None, branch, minutes, prompt=_prompt, answer=_answer)
+    except allow_mod.UsageError as exc:
+        raise typer.BadParameter(str(exc))
+    except (AgentguardError, OSError) as exc:
+        _fail(exc)
+    for line in lines:
+        typer.echo(line)
+
+
+def _prompt(text):
+    sys.stderr.write(text)
+    sys.stderr.flush()
+
+
+def _answer():
+    line = sys.stdin.readline()
+    return line if line else None
+
+
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
 def check(
     ctx: typer.Context,

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import Optional
 
-from ..hooks import audit
+from ..hooks import audit, grant
 from ..hooks.gitmodel import procargv
 from ..hooks.bypass import alias_skips_hooks, env_skips_hooks
 from ..hooks.policy import Policy, PolicyError, load_snapshot
@@ -514,7 +514,8 @@ def check_ahead(ctx):
     local, _ = _protected_branches(ctx)
     followed = _followed(ctx)
     ahead = _ask(ctx, lambda state: [b for b, oid in sorted(local.items())
-                                     if followed.get(b) and not state.on_counterpart(oid, b)])
+                                     if followed.get(b) and not state.on_counterpart(oid, b)
+                                     and not grant.moved_by_grant(ctx.info.ag_home, b, oid)])
     if ahead:
         b = safe(ahead[0], 80)
         r = safe(sorted(followed[ahead[0]])[0], 60)
@@ -720,7 +721,7 @@ ENABLED = dict({"pi": _enabled_pi, "hermes": _enabled_hermes, "gptme": _enabled_
 
 # -- audit log ----------------------------------------------------------------------------------
 def check_audit(ctx):
-    entries = audit.read(ctx.info.ag_home)
+    entries = [e for e in audit.read(ctx.info.ag_home) if not str(e.get("rule")).startswith("break-glass-")]
     if not entries:
         ctx.add("audit.recent", "pass", "no refusals recorded")
         return
@@ -732,6 +733,20 @@ def check_audit(ctx):
     ctx.add("audit.recent", "pass", "%d refusals (%s); last: %s"
             % (len(entries), ", ".join("%s %d" % (safe(k, 30), v) for k, v in sorted(by_hook.items())),
                " | ".join(last)))
+
+
+def check_grants(ctx):
+    """The break-glass grants a person made (``agentguard allow``) that are usable now: information."""
+    from .allow import describe
+    lines = describe(ctx.info.ag_home)
+    uses = [e for e in audit.read(ctx.info.ag_home) if e.get("rule") == "break-glass-use"]
+    last = "; last used %s by %s (%s)" % (safe(uses[-1].get("time"), 30), safe(uses[-1].get("hook"), 30),
+                                          safe(uses[-1].get("command"), 80)) if uses else ""
+    if lines:
+        ctx.add("audit.grants", "pass", "break-glass: %s (agentguard allow --revoke <branch> takes one back)%s"
+                % ("; ".join(lines), last))
+    else:
+        ctx.add("audit.grants", "pass", "no break-glass grant is usable now%s" % last)
 
 
 # -- the checks, per group, in the order they run (and are printed) ------------------------------
@@ -747,7 +762,7 @@ GROUPS = [
     ("bypass", [check_aliases, check_env, check_hooks_path, check_includes, check_config_hooks, check_template_dir]),
     ("branches", [check_ahead, check_counterpart, check_tracking]),
     ("adapters", [check_adapters]),
-    ("audit", [check_audit]),
+    ("audit", [check_audit, check_grants]),
 ]
 
 

@@ -15,7 +15,8 @@ from .gitrules import READ_ONLY_GIT
 from .repoview import RepoView
 from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from ..bypass import env_skips_hooks
-from ..guardpaths import bytecode_cache, real
+from .. import grant
+from ..guardpaths import bytecode_cache, inside, real
 from ..rules import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
@@ -310,6 +311,11 @@ class Analyser:
         elif name == "pre-commit" and len(words) > 1 and words[1].text == "install" and \
                 any(w.text in ("-f", "--overwrite") for w in words[2:]):
             raise Block("guard-files", "pre-commit install --overwrite deletes the hook it moved aside")
+        elif name == "script":  # util-linux script(1): runs its command on a new terminal
+            for i, w in enumerate(words[1:-1], 1):
+                if w.text in ("-c", "--command") or (w.text.startswith("-") and not w.text.startswith("--")
+                                                     and w.text.endswith("c")):
+                    self.check_text(words[i + 1].text, state, "script -c")
         elif name == "watch":
             text = " ".join(w.text for w in words[1:] if not w.text.startswith("-"))
             self.check_text(text, state, "watch")
@@ -504,6 +510,10 @@ class Analyser:
             raise Block("unanalysable", "inline code that runs git")
 
     def agentguard(self, args, state):
+        command = next((a for a in args if not a.startswith("-")), None)
+        if command is not None and (command == "allow" or DYN in command) \
+                and args[args.index(command) + 1:] != ["--list"]:
+            raise Block("break-glass", "agentguard allow")
         if args and args[0] == "uninstall":
             raise Block("guard-removal", "agentguard uninstall")
         if args and args[0] == "install" and "--dry-run" not in args:
@@ -604,6 +614,8 @@ class Analyser:
             if repo is None:
                 continue
             hit = repo.guarded.hit(path)
+            if hit and inside(target, real(grant.folder(os.path.join(repo.common_dir, "agentguard")))):
+                raise Block("break-glass", "writing a break-glass grant (%s)" % os.path.relpath(target, repo.top))
             if hit:
                 rel = os.path.relpath(hit, repo.top)
                 rule = "ref-files" if os.path.basename(hit) in ("refs", "packed-refs") else "guard-files"

@@ -4,7 +4,7 @@ from .reflines import Malformed, is_zero, parse_prepush
 from ..textsafe import safe
 
 
-def decide(state, policy, data, call, remote_name):
+def decide(state, policy, data, call, remote_name, argv=None):
     remote = remote_name or "origin"
     items = parse_prepush(data)
     if _is_mirror(state, call, items, remote_name):
@@ -18,7 +18,7 @@ def decide(state, policy, data, call, remote_name):
                                  % safe(item.text, 120), ["agentguard doctor"])
             continue
         lines.append(item)
-    return refuse_protected(policy, lines, remote)
+    return refuse_protected(policy, lines, remote, state.ag_home, "pre-push", argv)
 
 
 def mirror_refusal(remote):
@@ -27,9 +27,11 @@ def mirror_refusal(remote):
                      ["git push %s <branch>   # push the branches you mean, one by one" % safe(remote, 60)])
 
 
-def refuse_protected(policy, items, remote):
+def refuse_protected(policy, items, remote, ag_home=None, hook="pre-push", argv=None):
     """The refusal for a push of ``items`` (PushLine) to ``remote`` when any lands on a protected
-    branch, else None: the rule the pre-push hook and the push guard in git's transport share."""
+    branch, else None: the rule the pre-push hook and the push guard in git's transport share.
+    A person's break-glass grant for every protected branch the push updates (``agentguard allow``)
+    lets it through and is consumed; a deletion is never granted."""
     hits = []
     for item in items:
         kind = policy.classify(item.remote_ref)
@@ -37,6 +39,10 @@ def refuse_protected(policy, items, remote):
             hits.append((item, kind[1]))
     if not hits:
         return None
+    if not any(is_zero(i.local_oid) for i, _ in hits):
+        from .. import grant  # only where a refusal is at stake
+        if grant.consume(ag_home, [(b, i.remote_ref, i.remote_oid, i.local_oid) for i, b in hits], hook, argv):
+            return None
     item, branch = hits[0]
     b = safe(branch, 80)
     if is_zero(item.local_oid):

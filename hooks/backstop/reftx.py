@@ -15,7 +15,7 @@ REMOTE_WRITERS = ("fetch", "pull", "push", "clone", "remote")
 _BRANCH_RENAME = ("-m", "-M", "--move", "-c", "-C", "--copy")
 
 
-def decide(state, policy, data, call, hook_state="prepared", caller=None):
+def decide(state, policy, data, call, hook_state="prepared", caller=None, argv=None):
     """Return a Refusal, or None when every update in the transaction may proceed.
 
     ``caller`` is the pid of the git process; when its argv is unknown (``call`` None), branch
@@ -23,7 +23,7 @@ def decide(state, policy, data, call, hook_state="prepared", caller=None):
     if hook_state in PASS_STATES:
         return None
     items = parse_reftx(data)
-    refusal = _decide(state, policy, items, call)
+    refusal = _decide(state, policy, items, call, argv)
     if refusal is not None:
         fastforward.undo(state, refusal, call)
     if call is not None or not caller:
@@ -40,7 +40,7 @@ def decide(state, policy, data, call, hook_state="prepared", caller=None):
     return refusal
 
 
-def _decide(state, policy, items, call):
+def _decide(state, policy, items, call, argv=None):
     pending: dict = {}  # remote-tracking updates that this same transaction makes legitimately
     for item in items:
         if isinstance(item, Malformed):
@@ -56,18 +56,26 @@ def _decide(state, policy, items, call):
                 return refusal
             if is_oid(item.new) and not is_zero(item.new) and state.follows(kind[1]):
                 pending.setdefault(kind[2], []).append(item.new)
+    moves = []  # (refusal, branch, item): moves a person's break-glass grant may let through
     for item in items:
         if isinstance(item, Malformed):
             continue
         kind = policy.classify(item.ref)
         if kind and kind[0] == "local":
             refusal = _local(state, item, kind[1], call, pending)
+            if refusal is not None and refusal.rule == "protected-move":
+                moves.append((refusal, kind[1], item))
+                continue
         elif kind is None and item.ref.startswith("refs/heads/") and is_zero(item.new):
             refusal = _rename_source(policy, item, call)
         else:
             refusal = None
         if refusal:
             return refusal
+    if moves:
+        from .. import grant  # only where a refusal is at stake: a rebase's hundreds of runs never load it
+        if not grant.consume(state.ag_home, [(b, i.ref, i.old, i.new) for _, b, i in moves], grant.MOVE_HOOK, argv):
+            return moves[0][0]
     return None
 
 

@@ -6,7 +6,7 @@ import os
 from .. import audit, gitio, guardconfig, guardpaths
 from ..repostate import RepoState
 from . import refs as refs_mod
-from . import snapshot, store
+from . import grants, snapshot, store
 from .report import RULE, UNCHANGED, Report
 
 ROUNDS = 3  # config undone, read again: an included file taken away can uncover (or hide) more
@@ -150,7 +150,11 @@ def undo_files(where, before, owned, report):
             if entry is not None:
                 now[path] = entry
     paths = set(now) | set(old) if not before.get("owned_only") else set(old)
-    for path in sorted(paths):
+    glass = {p for p in paths if grants.is_grant_path(where, p)}
+    if glass:
+        grants.undo(where, {p: e for p, e in old.items() if p in glass}, {p: e for p, e in now.items() if p in glass},
+                    report, same, _remove, _show)
+    for path in sorted(paths - glass):
         b, n = old.get(path), now.get(path)
         if b is None and n is None or same(b, n):
             continue

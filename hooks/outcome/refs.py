@@ -4,7 +4,7 @@ was, behind where it was, or on a believed counterpart. Anything else is put bac
 it held are kept on a new branch, ``agentguard/rescued/<branch>-<time>``: nothing is lost."""
 import time
 
-from .. import gitio
+from .. import gitio, grant
 from ..gitmodel.refnames import is_full_oid
 
 RESCUE_PREFIX = "agentguard/rescued/"
@@ -39,11 +39,12 @@ def counterparts(branch, refs, remotes, policy, state):
 
 def may_stand(branch, new, old, refs, policy, state):
     """True when protected ``branch`` may be at ``new`` after being at ``old``: a counterpart in
-    ``refs`` has it (fetched, pulled), or it moved back along its own history."""
+    ``refs`` has it (fetched, pulled), it moved back along its own history, or a person's
+    break-glass grant put it exactly there (``grant.moved_by_grant``)."""
     if any(state.is_ancestor(new, oid) for _, _, oid in counterparts(branch, refs, remote_names(policy, state),
                                                                       policy, state)):
         return True
-    return old is not None and state.is_ancestor(new, old)
+    return old is not None and state.is_ancestor(new, old) or grant.moved_by_grant(state.ag_home, branch, new)
 
 
 def update(where, ref, new, old, message):
@@ -148,7 +149,8 @@ def rescue_local_only(where, refs, policy, state, report):
             continue
         branch = ref[len("refs/heads/"):]
         found = counterparts(branch, refs, remotes, policy, state)
-        if not found or any(state.is_ancestor(tip, oid) for _, _, oid in found):
+        if not found or any(state.is_ancestor(tip, oid) for _, _, oid in found) \
+                or grant.moved_by_grant(state.ag_home, branch, tip):
             continue
         _, counterpart, oid = found[0]
         rescue(where, state, branch, tip, oid, report,

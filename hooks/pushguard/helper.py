@@ -124,4 +124,5 @@ class Session:
             if dst.startswith("refs/remotes/"):
                 return mirror_refusal(self.remote)  # only a mirror push writes a remote's tracking refs
             items.append(PushLine(src, ZERO if not src else src, dst, self.listed.get(dst, ZERO)))
-        return refuse_protected(policy, items, self.remote)
+        return refuse_protected(policy, items, self.remote, self.ag_home, "push-guard",
+                                ["git", "push", self.remote] + specs)
