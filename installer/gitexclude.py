@@ -72,17 +72,26 @@ def plan(info, previous, rels, change):
     return {"path": target, "block": added, "created": created}
 
 
-def uninstall(record, done, warnings):
-    rec = record.get("exclude") or {}
+def uninstall(info, record, done, warnings):
+    """Take the block install appended out of the exclude file (with no record of it, the lines from
+    BEGIN to END: they are recognisably agentguard's)."""
+    rec = record.get("exclude") if isinstance(record.get("exclude"), dict) else {}
     target, ours = rec.get("path"), rec.get("block")
     if not isinstance(target, str) or not isinstance(ours, str) or not ours:
-        return
+        if rec or not os.path.isdir(info.common_dir):
+            return
+        target, ours = path_of(info), None
     try:
         current = read_regular(target)
     except AgentguardError as exc:
         warnings.append(str(exc))
         return
     text = (current or b"").decode("utf-8", "surrogateescape")
+    if ours is None:
+        start, end = text.find(BEGIN), text.find(END)
+        if start < 0 or end < start:
+            return
+        ours = text[start:end + len(END)]
     if ours not in text:
         if current is not None and BEGIN in text:
             warnings.append("%s no longer holds agentguard's block as install wrote it; take the lines between "

@@ -367,7 +367,7 @@ def uninstall(path):
         for place in worktrees.places(info, record) if record else ():
             _uninstall_worktree(info, place, done, warnings)
         pushguard.uninstall(info, record, done, warnings)
-        gitexclude.uninstall(record, done, warnings)
+        gitexclude.uninstall(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         shutil.rmtree(os.path.join(home, OUTCOME_DIR), ignore_errors=True)
         # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
