@@ -5,9 +5,10 @@ entries out again; Codex's per-hook trust entries; and which harnesses a plain i
 
 Every harness here runs the same POSIX-sh hook (``templates/adapters/harness-hook.sh``, which install
 writes once into ``<git common dir>/agentguard/harness-hook``; a settings entry is one short command
-that runs it, and fails closed when it is not there), before each tool call (``check --hook HARNESS``: blocks with exit 2, since Claude Code, Codex and Gemini CLI
-take exit 1 as *allow*) and after it, once per post-call event of the harness
-(``check --after --hook HARNESS``: undoes what the call did to the guard and tells the model).
+that runs it, and fails closed when it is not there), before each tool call (``check --hook
+HARNESS``: blocks with exit 2, since Claude Code, Codex and Gemini CLI take exit 1 as *allow*) and
+after it, once per post-call event of the harness (``check --after --hook HARNESS``: undoes what the
+call did to the guard and tells the model).
 """
 import functools
 import hashlib

@@ -98,7 +98,8 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     adapter_record, toml_record = _plan_adapters(plan, previous, harnesses, want, tracked)
     settings_record, trust_record, skipped = settingsplan.plan_settings(info, harnesses, previous, want, shared,
                                                                         changing(plan))
-    if toml_record is None and "gptme" in harnesses and adapters.GPTME_TOML in tracked:
+    if "gptme" in harnesses and adapters.GPTME_TOML in tracked and \
+            not adapters.gptme_enabled(read_regular(contained(info.top, adapters.GPTME_TOML))):
         skipped["gptme"] = adapters.GPTME_TOML
     plan.warnings += ["%s; %s" % settingsplan.left_alone(harness, rel) for harness, rel in sorted(skipped.items())]
     if transport:

@@ -103,14 +103,16 @@ def test_worktree_add_and_remove_leave_the_after_check_nothing_to_undo(make_repo
 
 @pytest.fixture
 def team_repo(make_repo):
-    """A repository whose main tracks .claude/settings.json and .gemini/settings.json."""
+    """A repository whose main tracks .claude/settings.json, .gemini/settings.json and gptme.toml."""
     repo, bare = make_repo(install=False)
     for rel, data in ((".claude/settings.json", {"permissions": {"allow": ["Bash(ls)"]}}),
                       (".gemini/settings.json", {"ui": {"theme": "GitHub"}})):
         os.makedirs(os.path.join(repo.path, os.path.dirname(rel)), exist_ok=True)
         with open(os.path.join(repo.path, rel), "w") as fh:
             json.dump(data, fh, indent=2)
-    repo.run("add", ".claude", ".gemini")
+    with open(os.path.join(repo.path, "gptme.toml"), "w") as fh:
+        fh.write('# the team\'s gptme settings\n[prompt]\nabout_user = "a team"\n')
+    repo.run("add", ".claude", ".gemini", "gptme.toml")
     repo.run("commit", "-q", "-m", "the team's settings")
     repo.run("push", "-q", "origin", "main")
     return repo, bare
@@ -135,6 +137,7 @@ def test_tracked_settings_are_never_changed_and_a_branch_switch_keeps_the_adapte
     assert proc.returncode == 0, failures(checks)
     assert checks["adapters.claude"]["status"] == "pass"
     assert checks["adapters.gemini"]["status"] == "warn" and "--shared" in checks["adapters.gemini"]["fix"]
+    assert checks["adapters.gptme"]["status"] == "warn" and "gptme.toml" in checks["adapters.gptme"]["summary"]
 
     # a branch that changes the team's .claude (settings and a new file), committed; then back to main
     repo.run("switch", "-q", "-c", "tweak")
