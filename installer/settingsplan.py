@@ -31,7 +31,7 @@ def plan_settings(info, harnesses, previous, want, shared=False, change=None):
     Claude Code's entry moved to settings.local.json) gets its original back through ``change``."""
     record, skipped = {}, {}
     old_records = previous.get("settings") or {}
-    rels = {h: H.settings_rel(h, shared) for h in harnesses if h in H.SETTINGS}
+    rels = {h: _where(info, h, shared, old_records) for h in harnesses if h in H.SETTINGS}
     tracked = set() if shared else gitexclude.tracked(info, sorted(set(rels.values())))
     for harness, rel in rels.items():
         target = contained(info.top, rel)
@@ -60,6 +60,22 @@ def plan_settings(info, harnesses, previous, want, shared=False, change=None):
                 change(found[0], found[1])
     trust = plan_codex_trust(info, previous, record, want) if H.SETTINGS["codex"][0] in record else None
     return record, trust, skipped
+
+
+def _where(info, harness, shared, old_records):
+    """The settings file for ``harness``: the local one, unless ``shared`` or the team's file carried
+    agentguard's hook before any install here merged it in (a clone of a ``--shared`` team: one
+    hook, not two)."""
+    team = H.settings_rel(harness, True)
+    if not shared and team != H.settings_rel(harness):
+        old = old_records.get(team)
+        try:
+            theirs = _unb64(old.get("original")) if isinstance(old, dict) else read_regular(contained(info.top, team))
+        except (AgentguardError, ValueError, TypeError):
+            theirs = None
+        if H.hooked(theirs, harness):
+            return team
+    return H.settings_rel(harness, shared)
 
 
 def left_alone(harness, rel):

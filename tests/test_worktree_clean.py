@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from helpers import tree_snapshot
+from helpers import Git, tree_snapshot
 from test_worktrees import doctor, failures, installed_files
 
 from agentguard.installer import gitexclude, harnesses as H
@@ -242,3 +242,26 @@ def test_the_short_command_fails_closed_without_its_script(make_repo, harness, p
     assert denied and "agentguard install" in proc.stdout + proc.stderr, (proc.returncode, proc.stdout, proc.stderr)
     checks, proc = doctor(repo)
     assert checks["runtime.files"]["status"] == "fail" and H.HOOK_FILE in checks["runtime.files"]["summary"]
+
+
+def test_a_clone_of_a_team_that_committed_the_adapters_runs_one_hook(make_repo, tmp_path):
+    """`install --shared`, committed: a teammate's clone then installs with no second hook entry and
+    nothing changed in the work tree."""
+    repo, bare = make_repo(install=False)
+    repo.agentguard("install", "--harness", "claude,copilot", "--shared")
+    repo.run("switch", "-q", "-c", "adapters")
+    repo.run("add", ".claude", ".github")
+    repo.run("commit", "-q", "-m", "the team's adapters")
+    repo.run("push", "-q", "origin", "adapters")
+    clone_path = str(tmp_path / "clone")
+    subprocess.run(["git", "clone", "-q", "-b", "adapters", bare.path, clone_path], env=repo.env, check=True)
+    clone = Git(clone_path, repo.env)
+    clone.agentguard("install", "--harness", "claude,copilot")
+    assert not os.path.exists(os.path.join(clone_path, ".claude", "settings.local.json"))
+    assert status(clone) == "" and clone.run("diff").stdout == ""
+    checks, proc = doctor(clone)
+    assert proc.returncode == 0, failures(checks)
+    assert checks["adapters.claude"]["status"] == "pass" and checks["adapters.copilot"]["status"] == "pass"
+    before = whole(clone)
+    assert "nothing changed" in clone.agentguard("install", "--harness", "claude,copilot").stdout
+    assert whole(clone) == before
