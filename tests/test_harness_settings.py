@@ -121,6 +121,11 @@ def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_p
     if subprocess.run(["sh", "-c", "command -v shellcheck"], capture_output=True).returncode == 0:
         proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout
+        for harness in H.NAMES:  # the short launcher each settings entry runs
+            launcher = tmp_path / ("launcher-" + harness)
+            launcher.write_text("#!/bin/sh\n" + H.hook_command(harness).split("'")[1] + "\n")
+            proc = subprocess.run(["shellcheck", "-s", "sh", str(launcher)], capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stdout
     elif os.environ.get("CI"):
         pytest.fail("shellcheck is missing")
     repo.agentguard("install", "--harness", "opencode")
