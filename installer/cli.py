@@ -69,6 +69,11 @@ def install(
                                                "copilot or all (default: pi, hermes, gptme and each other harness "
                                                "in use here)."),
     no_adapters: bool = typer.Option(False, "--no-adapters", help="Write the git backstop only."),
+    shared: Optional[bool] = typer.Option(None, "--shared/--local",
+                                          help="--shared: write the adapters where a team commits them "
+                                               "(.claude/settings.json, ...) and do not list them in "
+                                               ".git/info/exclude; --local (the default): keep them out of "
+                                               "git status (or as the last install had it)."),
     push_guard: Optional[bool] = typer.Option(None, "--push-guard/--no-push-guard",
                                               help="Route every push of the repository's remotes through the "
                                                    "guard in git's transport, which --no-verify cannot skip "
@@ -117,7 +122,7 @@ def install(
                                      transport=push_guard, jobs=jobs, dry_run=dry_run)
             raise typer.Exit(fleet.emit(rows, as_json, "install"))
         path = _one_path(paths)
-        plan = plan_install(path, protect, harnesses=harnesses, transport=push_guard)
+        plan = plan_install(path, protect, harnesses=harnesses, transport=push_guard, shared=shared)
         for warning in plan.warnings:
             typer.echo("agentguard: warning: %s" % warning, err=True)
         where = safe(plan.info.top, 300)

@@ -25,7 +25,7 @@ from ..hooks.policy import Policy, PolicyError, load_snapshot
 from ..hooks.gitio import GitError, scrubbed_env
 from ..hooks.repostate import RepoState
 from ..hooks.textsafe import safe
-from . import adapters, harnesstrust, worktrees
+from . import adapters, harnesstrust, settingsplan, worktrees
 from . import harnesses as harness_mod
 from . import gitoptions
 from . import manifest as manifest_mod
@@ -267,6 +267,15 @@ def runtime_check(info, record, add, fix_):
             problems.append("%s is missing" % rel)
         elif sha256_bytes(data) != digest:
             problems.append("%s was modified" % rel)
+    hook = os.path.join(info.ag_home, harness_mod.HOOK_FILE)  # what every settings entry runs
+    owned = (record.get("owned") or {}).get(hook)
+    if isinstance(owned, list) and owned:
+        try:
+            data = read_regular(hook)
+        except AgentguardError:
+            data = None
+        if data is None or sha256_bytes(data) != owned[0]:
+            problems.append("%s is %s" % (info.display(hook), "missing" if data is None else "modified"))
     python = record.get("python") or ""
     if not (python and os.path.isfile(python) and os.access(python, os.X_OK)):
         problems.append("the Python the hooks run (%s) is gone" % safe(python, 200))
@@ -604,8 +613,13 @@ def check_adapters(ctx):
     if ctx.record is None:
         return
     own = worktrees.view(ctx.record, worktrees.key_of(ctx.info))
+    skipped = own.get("skipped") if isinstance(own.get("skipped"), dict) else {}
     for harness in own.get("harnesses") or []:
-        problems = _harness_problems(ctx.info.top, harness, own.get("adapters") or {})
+        if harness in skipped:
+            said, how = settingsplan.left_alone(harness, safe(str(skipped[harness]), 200))
+            ctx.add("adapters." + harness, "warn", said, how)
+            continue
+        problems = _harness_problems(ctx.info.top, harness, own)
         if problems:
             ctx.add("adapters." + harness, "fail", "; ".join(problems[:3]), FIX_ALL)
         else:
@@ -634,15 +648,18 @@ def worktrees_missing_adapters(record, places):
     for key, where in places:
         rec = worktrees.view(record, key)
         problems = [p for harness in rec.get("harnesses") or []
-                    for p in _harness_problems(where.top, harness, rec.get("adapters") or {})]
+                    for p in _harness_problems(where.top, harness, rec)
+                    if harness not in (rec.get("skipped") or {})]
         if problems:
             out.append((where.top, problems))
     return out
 
 
-def _harness_problems(top, harness, recorded):
-    """What is wrong with ``harness``'s adapter in the work tree ``top`` ([] when nothing)."""
+def _harness_problems(top, harness, rec):
+    """What is wrong with ``harness``'s adapter in the work tree ``top`` ([] when nothing); ``rec``:
+    that worktree's view of the install record."""
     problems: list = []
+    recorded = rec.get("adapters") or {}
     for rel, _, _ in adapters.FILES[harness]:
         found = read_contained(top, rel, problems)
         if found is None:
@@ -653,7 +670,7 @@ def _harness_problems(top, harness, recorded):
         elif rel in recorded and sha256_bytes(data) != recorded[rel]:
             problems.append("%s was modified" % rel)
     if harness in harness_mod.SETTINGS:
-        rel = harness_mod.SETTINGS[harness][0]
+        rel = settingsplan.recorded_rel(rec, harness)
         path, data = read_contained(top, rel, problems) or (None, None)
         missing = harness_mod.missing_events(data, harness)
         if missing:

@@ -3,10 +3,12 @@ Copilot CLI (and OpenCode, whose plugin runs the same command). One hook command
 merging its entries into a settings file the user may already have, and taking exactly those
 entries out again; Codex's per-hook trust entries; and which harnesses a plain install sets up.
 
-Every harness here runs the same POSIX-sh hook (``templates/adapters/harness-hook.sh``), before each
-tool call (``check --hook HARNESS``: blocks with exit 2, since Claude Code, Codex and Gemini CLI
-take exit 1 as *allow*) and after it, once per post-call event of the harness
-(``check --after --hook HARNESS``: undoes what the call did to the guard and tells the model).
+Every harness here runs the same POSIX-sh hook (``templates/adapters/harness-hook.sh``, which install
+writes once into ``<git common dir>/agentguard/harness-hook``; a settings entry is one short command
+that runs it, and fails closed when it is not there), before each tool call (``check --hook
+HARNESS``: blocks with exit 2, since Claude Code, Codex and Gemini CLI take exit 1 as *allow*) and
+after it, once per post-call event of the harness (``check --after --hook HARNESS``: undoes what the
+call did to the guard and tells the model).
 """
 import functools
 import hashlib
@@ -73,13 +75,35 @@ def _answers(answer_of):
                                               for line, names in branches.items())
 
 
+HOOK_FILE = "harness-hook"  # the hook script, in <git common dir>/agentguard
+
+
 def hook_command(harness, event=None):
-    """What each harness's settings run: ``sh -c '<hook>' agentguard HARNESS`` before a tool call,
-    and ``... agentguard HARNESS EVENT`` for each of its post-call events."""
-    script = hook_script()
-    assert "'" not in script
+    """What each harness's settings run: ``sh -c '<launcher>' agentguard HARNESS`` before a tool call,
+    and ``... agentguard HARNESS EVENT`` for each of its post-call events. The launcher runs the hook
+    script install wrote into the git common dir; where there is none (a clone where the team
+    committed the settings and agentguard was never installed, or a damaged installation), read-only
+    tools pass, nothing is said after a call, and every other call is refused in the harness's own
+    terms with one message that says how to install it (exit 1 would be *allow* in Claude Code,
+    Codex and Gemini CLI)."""
     assert event is None or re.match(r"^[A-Za-z.]+$", event)
-    return "sh -c '%s' agentguard %s%s" % (script, harness, " " + event if event else "")
+    protocol = PROTOCOLS[harness]
+    reads = "|".join(re.escape(t) for t in protocol.reads)
+    answer, status = protocol.deny("$r") if protocol.deny is not None else (None, 2)
+    if answer is None:
+        deny = 'echo "$r" >&2;exit %d' % status
+    else:
+        text = json.dumps(answer)
+        assert SH_SAFE.match(text.replace("$r", "").replace('"', ""))
+        deny = 'echo "%s";exit %d' % (text.replace('"', '\\"'), status)
+    message = not_installed(harness)
+    assert SH_SAFE.match(message) and SH_SAFE.match(reads)
+    passes = ('grep -Eq "\\"%s\\"[[:space:]]*:[[:space:]]*\\"(%s)\\""&&exit 0;' % (protocol.tool, reads)
+              if reads else "")
+    launcher = ('h="$(git rev-parse --git-common-dir 2>/dev/null)/agentguard/%s";[ -f "$h" ]&&exec sh "$h" "$@";'
+                '[ -n "$2" ]&&exit 0;%sr="%s";%s' % (HOOK_FILE, passes, message, deny))
+    assert "'" not in launcher
+    return "sh -c '%s' agentguard %s%s" % (launcher, harness, " " + event if event else "")
 
 
 # -- settings files (Claude Code, Codex, Gemini CLI) ---------------------------------------------
@@ -98,6 +122,25 @@ SETTINGS = {
     "gemini": (".gemini/settings.json", _events("BeforeTool", "gemini", "run_shell_command|write_file|replace"),
                {"type": "command", "name": "agentguard", "timeout": HOOK_TIMEOUT * 1000}),
 }
+
+
+# Where the entry goes when the adapters stay out of git (the default; ``install --shared`` writes
+# SETTINGS' paths, for a team to commit): the harness's own local, git-ignored settings where it has
+# one. Claude Code merges .claude/settings.local.json's hooks with settings.json's. Gemini CLI (0.61:
+# system, system defaults, ~/.gemini/settings.json, <workspace>/.gemini/settings.json) and Codex
+# (.codex/hooks.json or .codex/config.toml of a trusted project, $CODEX_HOME for every project) have
+# no such file: where the team tracks theirs, install leaves it alone (``settingsplan``).
+LOCAL_SETTINGS = {"claude": ".claude/settings.local.json"}
+
+
+def settings_rel(harness, shared=False):
+    """The settings file install merges ``harness``'s hook into (``shared``: the one a team commits)."""
+    return SETTINGS[harness][0] if shared else LOCAL_SETTINGS.get(harness, SETTINGS[harness][0])
+
+
+def settings_rels():
+    """Every settings file install may merge into, whichever the mode."""
+    return tuple(spec[0] for spec in SETTINGS.values()) + tuple(LOCAL_SETTINGS.values())
 
 
 def events(harness):

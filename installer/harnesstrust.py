@@ -42,8 +42,8 @@ def enabled_claude(ctx):
     if off:
         return ("fail", "%s sets disableAllHooks, so Claude Code runs no hook at all" % off,
                 "remove \"disableAllHooks\" from %s" % off)
-    return ("pass", "Claude Code runs the hook from .claude/settings.json (claude -p at once; an interactive "
-            "session once the folder is trusted)", None)
+    return ("pass", "Claude Code runs the hook from .claude/settings.local.json or settings.json (claude -p at "
+            "once; an interactive session once the folder is trusted)", None)
 
 
 def codex_hook_untrusted(hooks_json, data):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from ..hooks.policy import SNAPSHOT_NAME, TEMPLATE_MARK, Policy, PolicyError, load_snapshot
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
-from . import adapters, harnesses as harness_mod, manifest, pushguard, settingsplan, worktrees
+from . import adapters, gitexclude, harnesses as harness_mod, manifest, pushguard, settingsplan, worktrees
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_contained, read_regular,
@@ -25,7 +25,7 @@ HOOK_MODE = 0o755
 
 @dataclass
 class Action:
-    kind: str  # "write" or "chain"
+    kind: str  # "write", "remove" or "chain"
     path: str
     data: bytes = b""
     mode: int = 0o644
@@ -49,11 +49,12 @@ def interpreter():
     return os.path.realpath(sys.executable)
 
 
-def plan_install(path, protect=None, policy=None, harnesses=None, transport=None):
+def plan_install(path, protect=None, policy=None, harnesses=None, transport=None, shared=None):
     """What install would write. ``policy`` (a Policy) skips reading the config: the doctor's
     --fix restores the policy install recorded rather than whatever the work tree says now.
     ``harnesses``: the adapters to write (None: all; [] for --no-adapters). ``transport``: the push
-    guard in git's transport (None: as the last install had it, on for a first one).
+    guard in git's transport (None: as the last install had it, on for a first one). ``shared``: write
+    the adapters where a team commits them, with no exclude block (None: as the last install had it).
 
     In a linked worktree the backstop is the one shared by every worktree: without ``--protect``
     the policy is the one recorded (a worktree's checkout does not re-decide it), and this
@@ -73,7 +74,9 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
         policy, warnings = _policy_now(info, protect)
     if transport is None:
         transport = previous.get("transport", True) is not False
-    plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses, transport),
+    if shared is None:
+        shared = previous.get("shared") is True
+    plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses, transport, shared),
                 previous=full, worktree=key)
     python = interpreter()
     home = info.ag_home
@@ -90,8 +93,15 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
         want(target, script, HOOK_MODE, note)
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
     want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
-    adapter_record, toml_record = _plan_adapters(plan, previous, harnesses, want)
-    settings_record, trust_record = settingsplan.plan_settings(info, harnesses, previous, want)
+    want(os.path.join(home, harness_mod.HOOK_FILE), harness_mod.hook_script().encode(), HOOK_MODE)
+    tracked = set() if shared else gitexclude.tracked(info, [adapters.GPTME_TOML])
+    adapter_record, toml_record = _plan_adapters(plan, previous, harnesses, want, tracked)
+    settings_record, trust_record, skipped = settingsplan.plan_settings(info, harnesses, previous, want, shared,
+                                                                        changing(plan))
+    if "gptme" in harnesses and adapters.GPTME_TOML in tracked and \
+            not adapters.gptme_enabled(read_regular(contained(info.top, adapters.GPTME_TOML))):
+        skipped["gptme"] = adapters.GPTME_TOML
+    plan.warnings += ["%s; %s" % settingsplan.left_alone(harness, rel) for harness, rel in sorted(skipped.items())]
     if transport:
         want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
     guard_record = pushguard.plan(info, previous, want, transport)
@@ -99,11 +109,37 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
              "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
              "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
              "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,
-             "created_dirs": _created_dirs(info, previous, list(adapter_record) + list(settings_record))}
+             "created_dirs": _created_dirs(info, previous, list(adapter_record) + list(settings_record)),
+             "skipped": skipped, "shared": bool(shared)}
     plan.record = worktrees.merge(local, full, key, info.top, owned)
+    plan.record["exclude"] = gitexclude.plan(info, previous.get("exclude"), [] if shared else
+                                             _excluded(info, plan.record), changing(plan))
     if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
         plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
     return plan
+
+
+def changing(plan):
+    """``change(target, data)``: plan a write of a file install does not own (None: its removal)."""
+    def change(target, data):
+        if data is None:
+            plan.actions.append(Action("remove", target))
+        else:
+            plan.actions.append(Action("write", target, data, file_mode(target) if os.path.lexists(target) else 0o644))
+    return change
+
+
+def _excluded(info, record):
+    """The work-tree files install created, in every worktree it recorded, that git does not track
+    here: what the exclude block lists."""
+    rels = set()
+    for rec in [record] + [v for v in (record.get(worktrees.MAP) or {}).values() if isinstance(v, dict)]:
+        rels.update(r for r in rec.get("adapters") or {} if isinstance(r, str))
+        rels.update(r for r, s in (rec.get("settings") or {}).items()
+                    if isinstance(s, dict) and s.get("original") is None)
+        if isinstance(rec.get("gptme_toml"), dict) and rec["gptme_toml"].get("original") is None:
+            rels.add(adapters.GPTME_TOML)
+    return sorted(rels - gitexclude.tracked(info, sorted(rels)))
 
 
 def wanting(plan):
@@ -173,7 +209,7 @@ def _check_hooks_dir(info):
                               % safe(info.hooks_dir, 200))
 
 
-def _plan_adapters(plan, previous, harnesses, want):
+def _plan_adapters(plan, previous, harnesses, want, tracked=frozenset()):
     info = plan.info
     record = {}
     for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
@@ -189,6 +225,8 @@ def _plan_adapters(plan, previous, harnesses, want):
         else:
             original = current
         merged = adapters.merge_gptme_toml(current if current is not None else None)
+        if adapters.GPTME_TOML in tracked and merged != current:
+            return record, None  # the team's file: left alone (plan_install says so)
         if current is not None and merged == current and not old:
             pass  # the user enabled it already; nothing to restore later
         else:
@@ -278,6 +316,8 @@ def write_plan(plan, dirs, intent):
     for action in plan.actions:
         if action.kind == "write" and action.note != "manifest":
             atomic_write(action.path, action.data, action.mode)
+        elif action.kind == "remove" and os.path.lexists(action.path):
+            os.unlink(action.path)
     compile_runtime(os.path.join(home, RUNTIME_DIR))
     manifest.save(home, plan.record)
     snapshot.adopt_own_writes(home, before)  # what agentguard wrote is no tool call's doing
@@ -331,10 +371,12 @@ def uninstall(path):
         for place in worktrees.places(info, record) if record else ():
             _uninstall_worktree(info, place, done, warnings)
         pushguard.uninstall(info, record, done, warnings)
+        gitexclude.uninstall(info, record, done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         shutil.rmtree(os.path.join(home, OUTCOME_DIR), ignore_errors=True)
         # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
-        for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", TEMPLATE_MARK):
+        for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", harness_mod.HOOK_FILE,
+                     TEMPLATE_MARK):
             try:
                 os.unlink(os.path.join(home, name))
             except FileNotFoundError:
@@ -476,7 +518,9 @@ def describe(plan):
     info = plan.info
     lines = []
     for action in plan.actions:
-        if action.kind == "chain":
+        if action.kind == "remove":
+            lines.append("remove %s" % info.display(action.path))
+        elif action.kind == "chain":
             lines.append("keep %s as %s (chained: it still runs)" % (info.display(action.note),
                                                                    info.display(action.path)))
         else:

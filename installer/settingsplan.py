@@ -6,7 +6,7 @@ else changed since)."""
 import base64
 import os
 
-from . import harnesses as H
+from . import gitexclude, harnesses as H
 from .errors import AgentguardError
 from .fsops import atomic_write, contained, file_mode, read_contained, read_regular, sha256_bytes
 
@@ -19,17 +19,21 @@ def _unb64(text):
     return base64.b64decode(text) if text is not None else None
 
 
-def plan_settings(info, harnesses, previous, want):
+def plan_settings(info, harnesses, previous, want, shared=False, change=None):
     """Merge agentguard's hook groups into each chosen harness's settings file (through ``want``).
-    Returns (settings record, codex trust record). ``created`` holds every container that was not
-    in the original (an install from before the after-check hooked fewer events: the events added
-    now count as created too)."""
-    record = {}
+    Returns (settings record, codex trust record, {harness: file left alone}). ``created`` holds
+    every container that was not in the original (an install from before the after-check hooked
+    fewer events: the events added now count as created too).
+
+    Unless ``shared``, a file git tracks is never changed (the change would show in ``git status``,
+    go into the next commit, and go again with a branch switch): the harness is left out and named
+    in the third value. A settings file an earlier install wrote elsewhere (another mode, or before
+    Claude Code's entry moved to settings.local.json) gets its original back through ``change``."""
+    record, skipped = {}, {}
     old_records = previous.get("settings") or {}
-    for harness in harnesses:
-        if harness not in H.SETTINGS:
-            continue
-        rel = H.SETTINGS[harness][0]
+    rels = {h: _where(info, h, shared, old_records) for h in harnesses if h in H.SETTINGS}
+    tracked = set() if shared else gitexclude.tracked(info, sorted(set(rels.values())))
+    for harness, rel in rels.items():
         target = contained(info.top, rel)
         current = read_regular(target)
         old = old_records.get(rel)
@@ -41,13 +45,53 @@ def plan_settings(info, harnesses, previous, want):
             original = H.unmerge_settings(current, harness, created)
         else:
             original, created = current, []
-        created = list(dict.fromkeys(created + H.created_containers(original, harness)))
         merged = H.merge_settings(current, harness)
+        if rel in tracked and merged != current:
+            skipped[harness] = rel
+            continue
+        created = list(dict.fromkeys(created + H.created_containers(original, harness)))
         record[rel] = {"harness": harness, "original": _b64(original), "sha256": sha256_bytes(merged),
                        "created": created}
         want(target, merged, file_mode(target) if current is not None else 0o644)
-    trust = plan_codex_trust(info, previous, record, want) if "codex" in harnesses else None
-    return record, trust
+    for rel, rec in sorted(old_records.items()):
+        if rel not in record and change is not None and isinstance(rec, dict) and rec.get("harness") in H.SETTINGS:
+            found = _restored(info, rel, rec, [])
+            if found is not None:
+                change(found[0], found[1])
+    trust = plan_codex_trust(info, previous, record, want) if H.SETTINGS["codex"][0] in record else None
+    return record, trust, skipped
+
+
+def _where(info, harness, shared, old_records):
+    """The settings file for ``harness``: the local one, unless ``shared`` or the team's file carried
+    agentguard's hook before any install here merged it in (a clone of a ``--shared`` team: one
+    hook, not two)."""
+    team = H.settings_rel(harness, True)
+    if not shared and team != H.settings_rel(harness):
+        old = old_records.get(team)
+        try:
+            theirs = _unb64(old.get("original")) if isinstance(old, dict) else read_regular(contained(info.top, team))
+        except (AgentguardError, ValueError, TypeError):
+            theirs = None
+        if H.hooked(theirs, harness):
+            return team
+    return H.settings_rel(harness, shared)
+
+
+def left_alone(harness, rel):
+    """(what to say, how to change it) of a harness whose settings file ``rel`` git tracks, so that
+    install left it alone."""
+    return ("git tracks %s, so agentguard left it alone (a change would show in git status and go into the next "
+            "commit): %s runs no agentguard hook here" % (rel, harness),
+            "for the whole team: agentguard install --shared --harness %s, then commit %s" % (harness, rel))
+
+
+def recorded_rel(record, harness):
+    """The settings file the install ``record`` (one worktree's view) merged ``harness``'s hook into."""
+    for rel, rec in (record.get("settings") or {}).items():
+        if isinstance(rec, dict) and rec.get("harness") == harness:
+            return rel
+    return H.settings_rel(harness, record.get("shared") is True)
 
 
 def plan_codex_trust(info, previous, settings_record, want):
@@ -80,34 +124,45 @@ def plan_codex_trust(info, previous, settings_record, want):
             "created_dir": made_dir}
 
 
+def _restored(info, rel, rec, warnings):
+    """(path, bytes or None for no file, what was done) that take agentguard's groups out of the
+    settings file ``rel`` as install recorded it (``rec``); None when there is nothing to take out."""
+    harness = rec.get("harness")
+    if harness not in H.SETTINGS or rel not in (H.settings_rel(harness), H.settings_rel(harness, True)):
+        return None
+    found = read_contained(info.top, rel, warnings)
+    if found is None:
+        return None
+    path, data = found
+    original = _unb64(rec.get("original"))
+    if data is None or data == original:
+        return None  # gone already, or install stopped before it merged
+    if sha256_bytes(data) == rec.get("sha256"):
+        restored = original
+    elif not H.positions(data, harness):
+        return None  # someone took our entries out already
+    else:
+        try:
+            restored = H.unmerge_settings(data, harness, rec.get("created") or [])
+        except AgentguardError as exc:
+            warnings.append("%s; agentguard's hook entry is left in it" % exc)
+            return None
+    said = ("removed %s" if restored is None else "restored %s" if restored == original
+            else "took agentguard's hook out of %s") % rel
+    return path, restored, said
+
+
 def uninstall_settings(info, record, done, warnings):
     for rel, rec in sorted((record.get("settings") or {}).items()):
-        harness = rec.get("harness")
-        if harness not in H.SETTINGS or H.SETTINGS[harness][0] != rel:
-            continue
-        found = read_contained(info.top, rel, warnings)
+        found = _restored(info, rel, rec, warnings) if isinstance(rec, dict) else None
         if found is None:
             continue
-        path, data = found
-        original = _unb64(rec.get("original"))
-        if data is None or data == original:
-            continue  # gone already, or install stopped before it merged
-        if sha256_bytes(data) == rec.get("sha256"):
-            restored = original
-        elif not H.positions(data, harness):
-            continue  # someone took our entries out already
-        else:
-            try:
-                restored = H.unmerge_settings(data, harness, rec.get("created") or [])
-            except AgentguardError as exc:
-                warnings.append("%s; agentguard's hook entry is left in it" % exc)
-                continue
+        path, restored, said = found
         if restored is None:
             os.unlink(path)
-            done.append("removed %s" % rel)
         else:
             atomic_write(path, restored, file_mode(path))
-            done.append("restored %s" % rel if restored == original else "took agentguard's hook out of %s" % rel)
+        done.append(said)
 
 
 def uninstall_codex_trust(record, done, warnings):

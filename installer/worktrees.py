@@ -18,7 +18,7 @@ from .gitenv import git
 from .repo import discover
 
 # the manifest keys that describe one work tree's files (everything else is shared)
-KEYS = ("top", "harnesses", "adapters", "gptme_toml", "settings", "codex_trust", "created_dirs")
+KEYS = ("top", "harnesses", "adapters", "gptme_toml", "settings", "codex_trust", "created_dirs", "skipped")
 MAP = "worktrees"
 
 
@@ -121,8 +121,8 @@ def _owned(previous, top, plan_owned):
     install in the work tree ``top``: what it wrote now, and the adapter and settings files the
     installs in the other worktrees wrote."""
     from .adapters import ALL_PATHS, GPTME_TOML
-    from .harnesses import SETTINGS
-    rels = ALL_PATHS + (GPTME_TOML,) + tuple(spec[0] for spec in SETTINGS.values())
+    from .harnesses import settings_rels
+    rels = ALL_PATHS + (GPTME_TOML,) + settings_rels()
     kept = {}
     for path, value in (previous.get("owned") or {}).items():
         if not isinstance(path, str) or path in plan_owned:

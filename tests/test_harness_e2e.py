@@ -199,7 +199,7 @@ def drop_after_entries(name, repo):
         replace_in_file(os.path.join(repo.path, ".opencode", "plugins", "agentguard.js"),
                         '"tool.execute.after"', '"tool.execute.unused"')
         return
-    rel = {"claude": ".claude/settings.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
+    rel = {"claude": ".claude/settings.local.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
            "copilot": ".github/hooks/agentguard.json"}[name]
     path = os.path.join(repo.path, rel)
     with open(path) as fh:

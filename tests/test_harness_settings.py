@@ -98,6 +98,11 @@ def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_p
     if subprocess.run(["sh", "-c", "command -v shellcheck"], capture_output=True).returncode == 0:
         proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout
+        for harness in H.NAMES:  # the short launcher each settings entry runs
+            launcher = tmp_path / ("launcher-" + harness)
+            launcher.write_text("#!/bin/sh\n" + H.hook_command(harness).split("'")[1] + "\n")
+            proc = subprocess.run(["shellcheck", "-s", "sh", str(launcher)], capture_output=True, text=True)
+            assert proc.returncode == 0, proc.stdout
     elif os.environ.get("CI"):
         pytest.fail("shellcheck is missing")
     repo.agentguard("install", "--harness", "opencode")
@@ -377,7 +382,7 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
     os.makedirs(os.path.join(repo.path, ".claude"))
     os.makedirs(os.path.join(repo.path, ".gemini"))
     (home / ".codex").mkdir()
-    files = {".claude/settings.json": json.dumps(EXISTING["claude"], indent=4).encode(),
+    files = {".claude/settings.local.json": json.dumps(EXISTING["claude"], indent=4).encode(),
              ".gemini/settings.json": b'{"ui": {"theme": "GitHub"}}',
              ".github/hooks/mine.json": b'{"version": 1, "hooks": {}}\n'}
     os.makedirs(os.path.join(repo.path, ".github", "hooks"))
@@ -388,7 +393,7 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
     before_repo, before_home = snapshot(repo.path), snapshot(str(home))
     proc = repo.agentguard("install", "--harness", "all")
     assert ".codex/hooks.json" in proc.stdout and str(home / ".codex" / "config.toml") in proc.stdout
-    settings = json.loads(open(os.path.join(repo.path, ".claude", "settings.json")).read())
+    settings = json.loads(open(os.path.join(repo.path, ".claude", "settings.local.json")).read())
     assert settings["permissions"] == EXISTING["claude"]["permissions"]
     assert settings["hooks"]["Stop"] == EXISTING["claude"]["hooks"]["Stop"]
     assert len(settings["hooks"]["PreToolUse"]) == 2
@@ -407,14 +412,14 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
 def test_uninstall_after_the_user_added_a_hook_keeps_theirs(make_repo, tmp_path):
     repo, _ = make_repo(install=False)
     repo.agentguard("install", "--harness", "claude,codex")
-    path = os.path.join(repo.path, ".claude", "settings.json")
+    path = os.path.join(repo.path, ".claude", "settings.local.json")
     data = json.load(open(path))
     mine = {"matcher": "Write", "hooks": [{"type": "command", "command": "./lint.sh"}]}
     data["hooks"]["PreToolUse"].append(mine)
     data["env"] = {"A": "1"}
     json.dump(data, open(path, "w"))
     proc = repo.agentguard("uninstall")
-    assert "took agentguard's hook out of .claude/settings.json" in proc.stdout
+    assert "took agentguard's hook out of .claude/settings.local.json" in proc.stdout
     assert json.load(open(path)) == {"hooks": {"PreToolUse": [mine]}, "env": {"A": "1"}}
     assert not os.path.exists(os.path.join(repo.path, ".codex"))
     assert not (tmp_path / "home" / ".codex").exists()
@@ -430,7 +435,7 @@ def test_a_plain_install_sets_up_the_harnesses_in_use(make_repo, tmp_path):
     os.makedirs(os.path.join(repo.path, ".claude"))  # a repository that uses Claude Code
     (home / ".copilot").mkdir()  # a user of Copilot CLI
     repo.agentguard("install")
-    assert H.hooked(open(os.path.join(repo.path, ".claude", "settings.json"), "rb").read(), "claude")
+    assert H.hooked(open(os.path.join(repo.path, ".claude", "settings.local.json"), "rb").read(), "claude")
     assert os.path.exists(os.path.join(repo.path, ".github", "hooks", "agentguard.json"))
     assert not os.path.exists(os.path.join(repo.path, ".gemini"))
     repo.agentguard("install", "--harness", "all")
@@ -515,7 +520,7 @@ def test_doctor_fails_without_the_after_check_entries_and_fix_puts_them_back(mak
     checks = _doctor(repo)
     for harness in ("claude", "codex", "gemini", "copilot"):
         assert checks["adapters." + harness]["status"] == "pass", checks["adapters." + harness]
-    claude = os.path.join(repo.path, ".claude", "settings.json")
+    claude = os.path.join(repo.path, ".claude", "settings.local.json")
     data = json.load(open(claude))
     del data["hooks"]["PostToolUseFailure"]  # a failed call would go unchecked
     json.dump(data, open(claude, "w"))

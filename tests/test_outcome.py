@@ -163,7 +163,7 @@ def _fake_remote(repo, bare, tmp_path):
 
 def _claude(repo, bare, tmp_path):
     repo.agentguard("install", "--harness", "claude")
-    assert os.path.exists(os.path.join(repo.path, ".claude", "settings.json"))
+    assert os.path.exists(os.path.join(repo.path, ".claude", "settings.local.json"))
     return {}
 
 
@@ -239,10 +239,10 @@ TAMPERING = [
     # adapters and harness settings
     ("rm-adapter", "rm .pi/extensions/agentguard.ts", None, ("file", ".pi/extensions/agentguard.ts"),
      ("file", ".pi/extensions/agentguard.ts")),
-    ("rm-claude-settings", "rm .claude/settings.json", _claude, ("file", ".claude/settings.json"),
-     ("file", ".claude/settings.json")),
-    ("claude-disable-all-hooks", "printf '{{\"disableAllHooks\": true}}\\n' > .claude/settings.local.json", _claude,
-     ("file", ".claude/settings.local.json"), ("file", ".claude/settings.local.json")),
+    ("rm-claude-settings", "rm .claude/settings.local.json", _claude, ("file", ".claude/settings.local.json"),
+     ("file", ".claude/settings.local.json")),
+    ("claude-disable-all-hooks", "printf '{{\"disableAllHooks\": true}}\\n' > .claude/settings.json", _claude,
+     ("file", ".claude/settings.json"), ("file", ".claude/settings.json")),
 ]
 # a remote added by the call that protected branches do not follow is left (like `git remote add upstream`),
 # and the doctor names it until install routes its pushes through the push guard

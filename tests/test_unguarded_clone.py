@@ -32,7 +32,7 @@ def fresh_clone(guarded, tmp_path):
     """(the fresh clone, the guarded repository, its remote): the adapter files of every harness are
     committed on branch `adapters` of the guarded repository and pushed; the clone checks it out."""
     repo, bare = guarded
-    repo.agentguard("install", "--harness", "all")
+    repo.agentguard("install", "--harness", "all", "--shared")  # the team commits them
     repo.run("checkout", "-q", "-b", "adapters")
     repo.run("add", "-f", *[p for p in ADAPTER_PATHS if os.path.exists(os.path.join(repo.path, p))])
     repo.run("commit", "-q", "-m", "the team's adapters")

@@ -12,7 +12,8 @@ from helpers import Git, agentguard, assert_refused_and_kept, refused, state, tr
 from agentguard.installer import adapters, harnesses
 
 ZERO = "0" * 40
-SETTINGS = tuple(spec[0] for spec in harnesses.SETTINGS.values())
+SETTINGS = harnesses.settings_rels()  # every place install may merge a hook into
+WRITTEN = tuple(harnesses.settings_rel(h) for h in harnesses.SETTINGS)  # where a plain install does
 USER_POST_CHECKOUT = b"""#!/bin/sh
 # the user's own post-checkout hook (husky and lefthook use this one too)
 printf '%s\\n' "args:$*" >> "$(git rev-parse --git-common-dir)/post-checkout.log"
@@ -57,7 +58,7 @@ def test_worktree_add_gets_the_adapters_install_writes(make_repo, tmp_path):
     repo, _ = make_repo(install=False)
     repo.agentguard("install", "--harness", "all")
     main_files = installed_files(repo.path)
-    assert set(main_files) >= set(adapters.ALL_PATHS) | set(SETTINGS) | {adapters.GPTME_TOML}
+    assert set(main_files) >= set(adapters.ALL_PATHS) | set(WRITTEN) | {adapters.GPTME_TOML}
     proc = add_worktree(repo, tmp_path / "wt1", "-b", "agent1")
     assert proc.returncode == 0, proc.stderr
     assert "agentguard" not in proc.stderr  # silent when it works
@@ -211,7 +212,7 @@ def test_the_doctor_names_and_fixes_a_worktree_without_adapters(make_repo, tmp_p
     assert proc.returncode == 0, failures(checks)
     # an adapter damaged in a linked worktree: named from the main worktree, repaired by --fix
     os.unlink(os.path.join(wt1, ".pi", "extensions", "agentguard.ts"))
-    with open(os.path.join(wt1, ".claude", "settings.json"), "w") as fh:
+    with open(os.path.join(wt1, ".claude", "settings.local.json"), "w") as fh:
         fh.write("{}\n")
     checks, proc = doctor(repo, None, "--no-probes")
     assert proc.returncode == 1 and wt1 in checks["adapters.worktrees"]["summary"]

@@ -1,6 +1,8 @@
 # agentguard hook for Claude Code, Codex, Gemini CLI, Copilot CLI and OpenCode; written by
-# agentguard install into each harness's settings as: sh -c '<this script>' agentguard <harness>
-# (before a tool call), and with the harness's post-call event after it: ... agentguard <harness> <event>.
+# agentguard install into <git common dir>/agentguard/harness-hook, and run by each harness's settings
+# entry (a short launcher: installer/harnesses.py hook_command) as: sh <this file> <harness> (before a
+# tool call), and with the harness's post-call event after it: sh <this file> <harness> <event>.
+# (OpenCode's plugin runs it inline: sh -c '<this script>' agentguard opencode [event].)
 # The tool call arrives as JSON on stdin and goes to the repository's decision command (the
 # runtime copy in the git dir): exit 0 allows, exit 2 blocks (these harnesses take exit 1 as allow).
 # A runtime that is missing or fails blocks whatever involves git or the guard's files.
