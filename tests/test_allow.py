@@ -4,52 +4,13 @@ bare remote with and without hooks, real local moves, the decision command, the 
 doctor and the audit log."""
 import json
 import os
-import pty
-import select
 import subprocess
-import time
 
 import pytest
 
-from helpers import AGENTGUARD, agentguard, refused, state, upstream_advance
+from helpers import AGENTGUARD, agentguard, allow_on_pty, refused, state, upstream_advance
 
 GRANTS = os.path.join(".git", "agentguard", "allow")
-
-
-def allow_on_pty(repo, *args, typed="main", timeout=60):
-    """Run `agentguard allow ARGS` on a new pseudo-terminal, type ``typed`` (None: type nothing and
-    close the terminal) when it asks; returns (exit status, everything it wrote)."""
-    pid, fd = pty.fork()
-    if pid == 0:  # the child: a person's shell in the repository
-        try:
-            os.chdir(repo.path)
-            os.execve(AGENTGUARD, [AGENTGUARD, "allow", *args], repo.env)
-        finally:
-            os._exit(127)
-    out = b""
-    sent = False
-    deadline = time.monotonic() + timeout
-    try:
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.5)
-            if ready:
-                try:
-                    chunk = os.read(fd, 4096)
-                except OSError:  # EIO: the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                out += chunk
-            if not sent and b"Type the branch name" in out:
-                sent = True
-                if typed is None:
-                    os.write(fd, b"\x04")  # end of input
-                else:
-                    os.write(fd, typed.encode() + b"\n")
-    finally:
-        _, status = os.waitpid(pid, 0)
-        os.close(fd)
-    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
 
 
 def grant_files(repo):

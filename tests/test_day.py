@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from harnesscalls import CALLS, after_hook, hook
-from helpers import Git, _base_env
+from helpers import Git, _base_env, allow_on_pty
 
 HARNESSES = ("claude", "codex", "gemini", "copilot", "opencode")
 
@@ -261,6 +261,33 @@ def test_a_team_that_tracks_harness_settings(world):
     assert repo.run("show", "--stat", "--format=", "HEAD").stdout.strip().endswith("1 insertion(+)")
     agent.run(repo, "git switch -q main")
     end_of_day(repo)  # switching back kept every adapter
+
+
+def test_a_release_with_the_break_glass(world):
+    """Agents prepare the release on a branch; a person allows one push of main in their own terminal,
+    pushes, and local main follows; the next push to main is refused again, nothing lost."""
+    env, root = world
+    repo, origin = project(world)
+    agent = Agent()
+    agent.run(repo, "git switch -q -c release/1.0")
+    write(repo, "CHANGELOG.md", "## 1.0\n")
+    agent.run(repo, "git add CHANGELOG.md && git commit -q -m 'Release 1.0'")
+    agent.run(repo, "git push -q -u origin release/1.0")
+    status, out = allow_on_pty(repo, "main", "--minutes", "5")
+    assert status == 0, out
+    agent.run(repo, "git status --short")  # an agent's call in between: the person's grant stands
+    repo.run("fetch", "-q", "origin")
+    repo.run("push", "-q", "origin", "release/1.0:main")  # the person's push
+    assert origin.rev("main") == repo.rev("release/1.0")
+    agent.run(repo, "git switch -q main && git pull -q --ff-only && git tag v1.0 && git push -q origin v1.0")
+    assert repo.rev("main") == origin.rev("main") == origin.rev("v1.0^{commit}")
+    repo.run("switch", "-q", "-c", "after-release")
+    repo.commit("after the release")
+    before = origin.rev("main")
+    proc = repo.run("push", "origin", "after-release:main", check=False)
+    assert proc.returncode != 0 and "agentguard" in proc.stderr and origin.rev("main") == before
+    repo.run("switch", "-q", "main")
+    end_of_day(repo)
 
 
 def test_uninstall_and_reinstall(world):
