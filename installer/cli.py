@@ -87,10 +87,11 @@ def install(
     template: bool = typer.Option(False, "--template",
                                   help="Guard every repository git creates from now on (git init, git clone): "
                                        "writes agentguard's git template and points init.templateDir at it."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every file written, not only a summary."),
 ):
     """Install the git backstop (hooks, runtime, policy snapshot) and the harness adapters."""
     from .adapters import parse_harnesses
-    from .install import apply_install, describe, plan_install
+    from .install import apply_install, describe, plan_install, summary
     _exclusive(server=server is not None, all=all_, template=template)
     if allow_pusher and server is None:
         raise typer.BadParameter("--allow-pusher goes with --server")
@@ -138,6 +139,10 @@ def install(
             typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
             return
         typer.echo("agentguard: installed in %s" % where)
+        if not verbose:
+            for line in summary(plan):
+                typer.echo("  " + line)
+            return
         for line in describe(plan):
             typer.echo("  " + line.replace("write ", "wrote ", 1).replace("keep ", "kept ", 1))
         typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
@@ -175,6 +180,9 @@ def uninstall(
         _fail(exc)
     for warning in warnings:
         typer.echo("agentguard: warning: %s" % warning, err=True)
+    if not done:
+        typer.echo("agentguard: nothing to uninstall in %s" % safe(info.top, 300))
+        return
     typer.echo("agentguard: uninstalled from %s" % safe(info.top, 300))
     for line in done:
         typer.echo("  " + line)
