@@ -195,7 +195,7 @@ def uninstall(
     for warning in warnings:
         typer.echo("agentguard: warning: %s" % warning, err=True)
     if not done:
-        typer.echo("agentguard: nothing to uninstall in %s" % safe(info.top, 300))
+        typer.echo("agentguard: not installed in %s; nothing to remove" % safe(info.top, 300))
         return
     typer.echo("agentguard: uninstalled from %s" % safe(info.top, 300))
     for line in done:

@@ -327,6 +327,7 @@ def uninstall(path):
         pushguard.uninstall(info, record, done, warnings)
         for hook in HOOK_NAMES:
             _uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
+            _missing_chained(info, record, hook, warnings)
         left = []
         for place in worktrees.places(info, record) if record else _recognised_places(info, warnings, left):
             _uninstall_worktree(info, place, done, warnings)
@@ -438,6 +439,16 @@ def _uninstall_hook(info, hook, recorded, done, warnings):
             return
         warnings.append("%s is not agentguard's; your earlier %s hook stays in %s"
                         % (info.display(target), hook, info.display(chained)))
+
+
+def _missing_chained(info, record, hook, warnings):
+    """Say so when the record has install keeping the user's ``hook`` aside and that copy is gone."""
+    entry = (record.get("hooks") or {}).get(hook)
+    target = os.path.join(info.hooks_dir, hook)
+    if isinstance(entry, dict) and entry.get("chained") and not os.path.lexists(target) \
+            and not os.path.lexists(target + CHAINED_SUFFIX):
+        warnings.append("your earlier %s hook, which install kept as %s, is gone; it could not be restored"
+                        % (hook, info.display(target + CHAINED_SUFFIX)))
 
 
 def _same_file_content(a, b):

@@ -203,11 +203,11 @@ def test_uninstall_where_nothing_was_installed_says_so_and_writes_nothing(make_r
     repo, _ = make_repo(install=False)
     before = tree_snapshot(repo.path)
     proc = repo.agentguard("uninstall")
-    assert proc.stdout == "agentguard: nothing to uninstall in %s\n" % os.path.realpath(repo.path)
+    assert proc.stdout == "agentguard: not installed in %s; nothing to remove\n" % os.path.realpath(repo.path)
     assert proc.stderr == "" and tree_snapshot(repo.path) == before
     repo.agentguard("install")
     repo.agentguard("uninstall")
-    assert "nothing to uninstall" in repo.agentguard("uninstall").stdout
+    assert "nothing to remove" in repo.agentguard("uninstall").stdout
 
 
 def test_uninstall_after_the_user_edited_a_hook_that_chains_theirs(make_repo):
@@ -238,3 +238,14 @@ def test_uninstall_with_a_manifest_from_before_created_dirs_were_recorded(make_r
     assert_user_things_back(repo, hooks)
     for d in (".pi", ".hermes", ".gptme"):
         assert not os.path.exists(os.path.join(repo.path, d)), d
+
+
+def test_uninstall_says_when_the_users_kept_hook_is_gone(make_repo):
+    repo, hooks = prepared(make_repo)
+    os.unlink(os.path.join(hooks, "pre-commit.agentguard-chained"))
+    proc = repo.agentguard("uninstall")
+    assert "your earlier pre-commit hook, which install kept as .git/hooks/pre-commit.agentguard-chained, is gone; " \
+        "it could not be restored" in proc.stderr, proc.stderr
+    assert not os.path.exists(os.path.join(hooks, "pre-commit"))
+    assert read(os.path.join(hooks, "pre-push")) == OTHER_HOOK
+    assert_git_keeps_working(repo)
