@@ -321,6 +321,8 @@ def uninstall(path):
     done, warnings = [], []
     with InstallLock(home):
         record, problem = manifest.read(home)
+        if problem == "missing" and os.path.isfile(os.path.join(home, TEMPLATE_MARK)):
+            problem = None  # made from agentguard's git template: no install has recorded anything yet
         record = record or {}
         for directory in _write_dirs(info, worktrees.view(record, worktrees.key_of(info))):
             remove_stale_temps(directory)
