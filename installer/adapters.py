@@ -14,7 +14,7 @@ except ImportError:  # Python < 3.11
 from ..hooks.analyser.analyse import INVOLVES
 from ..hooks.version import VERSION
 from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
-from .errors import AgentguardError
+from .errors import AgentguardError, UsageError
 from .harnesses import HOOK_TIMEOUT, NAMES, copilot_hooks, hook_script
 from .hookscripts import sh_quote
 
@@ -50,7 +50,7 @@ def parse_harnesses(text):
         return list(HARNESSES)
     bad = [n for n in names if n not in HARNESSES]
     if bad or not names:
-        raise AgentguardError("unknown harness %r (choose from %s, or all)"
+        raise UsageError("unknown harness %r (choose from %s, or all)"
                               % (bad[0] if bad else text, ", ".join(HARNESSES)))
     return list(dict.fromkeys(names))
 

@@ -7,7 +7,7 @@ import typer
 
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
-from .errors import AgentguardError
+from .errors import AgentguardError, UsageError
 
 app = typer.Typer(
     name="agentguard",
@@ -15,6 +15,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
@@ -34,7 +35,18 @@ def _root(
 
 def _fail(exc):
     typer.echo("agentguard: %s" % safe(str(exc), 400), err=True)
-    raise typer.Exit(1)
+    raise typer.Exit(2 if isinstance(exc, UsageError) else 1)
+
+
+def _patterns(protect):
+    """``--protect`` as given, each pattern one a branch can have (else a usage error)."""
+    from ..hooks.policy import Policy, PolicyError
+    if protect:
+        try:
+            Policy(list(protect), "--protect")
+        except PolicyError as exc:
+            raise UsageError("--protect: %s" % exc)
+    return protect
 
 
 def _one_path(paths):
@@ -57,7 +69,7 @@ _JOBS_HELP = "With --all: repositories handled at once (default: the number of C
 
 @app.command()
 def install(
-    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
+    paths: Optional[List[str]] = typer.Argument(None, metavar="PATH",
                                                 help="A directory inside the repository (default: here); "
                                                      "with --all, the roots to search."),
     protect: Optional[List[str]] = typer.Option(None, "--protect", metavar="PATTERN",
@@ -92,14 +104,16 @@ def install(
     template: bool = typer.Option(False, "--template",
                                   help="Guard every repository git creates from now on (git init, git clone): "
                                        "writes agentguard's git template and points init.templateDir at it."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="List every file written, not only a summary."),
 ):
     """Install the git backstop (hooks, runtime, policy snapshot) and the harness adapters."""
     from .adapters import parse_harnesses
-    from .install import apply_install, describe, plan_install
+    from .install import apply_install, describe, plan_install, summary
     _exclusive(server=server is not None, all=all_, template=template)
     if allow_pusher and server is None:
         raise typer.BadParameter("--allow-pusher goes with --server")
     try:
+        protect = _patterns(protect)
         if os.name != "posix":
             raise AgentguardError("agentguard runs on Linux and macOS (on Windows: inside WSL); its runtime needs "
                                   "posix_spawn and fcntl, which native Windows Python does not have")
@@ -143,6 +157,10 @@ def install(
             typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
             return
         typer.echo("agentguard: installed in %s" % where)
+        if not verbose:
+            for line in summary(plan):
+                typer.echo("  " + line)
+            return
         for line in describe(plan):
             typer.echo("  " + line.replace("write ", "wrote ", 1).replace("keep ", "kept ", 1))
         typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
@@ -152,7 +170,8 @@ def install(
 
 @app.command()
 def uninstall(
-    path: Optional[str] = typer.Argument(None, help="A directory inside the repository (default: here)."),
+    path: Optional[str] = typer.Argument(None, metavar="PATH",
+                                         help="A directory inside the repository (default: here)."),
     server: Optional[str] = typer.Option(None, "--server", metavar="BARE_REPO",
                                          help="Remove agentguard from a bare repository (install --server)."),
     template: bool = typer.Option(False, "--template", help="Undo install --template."),
@@ -180,6 +199,9 @@ def uninstall(
         _fail(exc)
     for warning in warnings:
         typer.echo("agentguard: warning: %s" % warning, err=True)
+    if not done:
+        typer.echo("agentguard: not installed in %s; nothing to remove" % safe(info.top, 300))
+        return
     typer.echo("agentguard: uninstalled from %s" % safe(info.top, 300))
     for line in done:
         typer.echo("  " + line)
@@ -187,7 +209,7 @@ def uninstall(
 
 @app.command()
 def doctor(
-    paths: Optional[List[str]] = typer.Argument(None, metavar="[PATH]...",
+    paths: Optional[List[str]] = typer.Argument(None, metavar="PATH",
                                                 help="A directory inside the repository (default: here); "
                                                      "with --all, the roots to search."),
     as_json: bool = typer.Option(False, "--json", help="Print {ok, checks: [{id, status, summary, fix}]}."),
@@ -271,21 +293,40 @@ def _answer():
     return line if line else None
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(context_settings={"allow_interspersed_args": False})
 def check(
-    ctx: typer.Context,
-    cwd: str = typer.Option(".", "--cwd", help="Decide as if run in DIR."),
+    command: Optional[List[str]] = typer.Argument(None, metavar="COMMAND",
+                                                  help="The shell command to decide (one argument, or its words; "
+                                                       "every option goes before it)."),
+    cwd: str = typer.Option(".", "--cwd", metavar="DIR", help="Decide as if run in DIR."),
     as_json: bool = typer.Option(False, "--json", help='Print {"decision", "rule", "reason"}.'),
-    write: Optional[str] = typer.Option(None, "--write", metavar="PATH", help="Decide a file write instead."),
+    write: Optional[str] = typer.Option(None, "--write", metavar="PATH",
+                                        help="Decide a file write to PATH instead of a COMMAND."),
     after: bool = typer.Option(False, "--after", help="After a tool call: undo what it did to the guard "
-                               "(exit 0 nothing to undo, 3 undone, 1 not all undone)."),
+                               "(exit 0 nothing to undo, 3 undone, 1 not all undone); no COMMAND."),
+    hook: Optional[str] = typer.Option(None, "--hook", metavar="HARNESS",
+                                       help="Decide the tool call HARNESS's hook hands over on stdin, answered in "
+                                            "its terms (exit 0 allow, 2 block); with --after, its post-call "
+                                            "event. Takes no other option."),
 ):
-    """Decide a shell command (or a file write) an agent is about to run: exit 0 allow, 1 block."""
+    """Decide a shell command (or a file write) an agent is about to run: exit 0 allow, 1 block, 2 usage error.
+
+    check [--cwd DIR] [--json] COMMAND: a shell command an agent is about to run.
+
+    check [--cwd DIR] [--json] --write PATH: a file an agent's file tool is about to write.
+
+    check --after [--cwd DIR] [--json]: after a tool call, undo what it did to the guard.
+
+    check [--after] --hook HARNESS: the same for one tool call as HARNESS's hook hands it over (stdin)."""
     from ..hooks.analyser.check import main as check_main
-    argv = ["--cwd", cwd] + (["--json"] if as_json else []) + (["--write", write] if write is not None else [])
-    if after:
-        argv = ["--after"] + argv
-    raise typer.Exit(check_main(argv + list(ctx.args)))
+    if hook is not None:
+        if command or write is not None or as_json or cwd != ".":
+            raise typer.BadParameter("--hook takes one harness name and no other option (--after aside)")
+        argv = ["--hook", hook]
+    else:
+        argv = ["--cwd", cwd] + (["--json"] if as_json else []) + (["--write", write] if write is not None else [])
+        argv += ["--"] + list(command) if command else []
+    raise typer.Exit(check_main((["--after"] if after else []) + argv))
 
 
 @app.command(hidden=True, context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

@@ -625,6 +625,11 @@ def check_adapters(ctx):
         else:
             ctx.add("adapters." + harness, "pass", "%s adapter in place and unmodified" % harness)
         status, summary, fix_ = ENABLED[harness](ctx)
+        if status == "warn" and not harness_mod.in_use_signs(harness, ctx.info.top):
+            # a harness nobody runs here (pi, Hermes, gptme: a plain install writes their adapters for
+            # everyone): what it would need is said, not warned about
+            status, fix_ = "pass", None
+            summary = "%s is not in use here (no user configuration, not on PATH); once it is: %s" % (harness, summary)
         ctx.add("adapters.%s.enabled" % harness, status, summary, fix_)
     others = [(k, i) for k, i in _worktrees(ctx)[0].items() if i.top != ctx.info.top]
     if not others:

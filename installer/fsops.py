@@ -122,6 +122,14 @@ def read_contained(root, rel, warnings):
         return None
 
 
+def parents(rel):
+    """The directories above the relative path ``rel``, innermost first."""
+    rel = os.path.dirname(rel)
+    while rel:
+        yield rel
+        rel = os.path.dirname(rel)
+
+
 def _inside(path, root):
     rel = os.path.relpath(path, root)
     return rel == "." or not (rel == ".." or rel.startswith(".." + os.sep))

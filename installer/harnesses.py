@@ -248,10 +248,15 @@ def unmerge_settings(current, harness, created):
     return _dump(data, current)
 
 
+def all_containers(harness):
+    """Every container merge_settings may create: the file, the hooks object, each event list."""
+    return ["file", "hooks"] + ["event:" + event for event in events(harness)]
+
+
 def created_containers(original, harness):
     """What merge_settings will create in ``original``: the file, the hooks object, each event list."""
     if original is None:
-        return ["file", "hooks"] + ["event:" + event for event in events(harness)]
+        return all_containers(harness)
     data = _load_settings(original, harness)
     out = [] if "hooks" in data else ["hooks"]
     return out + ["event:" + event for event in events(harness) if event not in data.get("hooks", {})]
@@ -384,6 +389,20 @@ def remove_trust(config_bytes, block):
     return text.replace(block, "", 1).encode("utf-8")
 
 
+def found_trust(config_bytes, entries):
+    """{"block", "created"} of the block that trusts ``entries`` in ``config_bytes`` exactly as install
+    writes it (``created``: it is the whole file), or None: how agentguard's trust entries are
+    recognised when no record names them."""
+    if not entries or config_bytes is None:
+        return None
+    text = config_bytes.decode("utf-8", "replace")
+    block = trust_block(entries)
+    for candidate in (block, block.lstrip("\n")):
+        if candidate in text:
+            return {"block": candidate, "created": text == candidate.lstrip("\n")}
+    return None
+
+
 def codex_project_trusted(top):
     """True/False: Codex's config.toml marks ``top`` as a trusted project (None: unreadable)."""
     try:
@@ -412,8 +431,12 @@ def _config_home(*parts):
 
 def in_use_signs(harness, top):
     """Where ``harness`` shows it is used here: its folder in the repository, its user-level
-    configuration, or its binary (named as the harness is) on PATH."""
+    configuration, or its binary (named as the harness is) on PATH. pi, Hermes and gptme, whose
+    folders every plain install writes, count only by their configuration or binary."""
     repo, user = {
+        "pi": ([], [home_path(".pi")]),
+        "hermes": ([], [os.environ.get("HERMES_HOME") or home_path(".hermes")]),
+        "gptme": ([], [_config_home("gptme")]),
         "claude": ([".claude"], [home_path(".claude"), home_path(".claude.json")]),
         "codex": ([".codex"], [codex_home()]),
         "gemini": ([".gemini"], [home_path(".gemini")]),

@@ -6,14 +6,15 @@ import stat
 import sys
 from dataclasses import dataclass, field
 
+from ..hooks import grant
 from ..hooks.policy import SNAPSHOT_NAME, TEMPLATE_MARK, Policy, PolicyError, load_snapshot
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import adapters, gitexclude, harnesses as harness_mod, manifest, pushguard, settingsplan, worktrees
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
-from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, read_contained, read_regular,
-                    remove_stale_temps, sha256_bytes)
+from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_contained,
+                    read_regular, remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
 from .repo import branch_refs, discover, remote_head_branches
 from . import gitoptions
@@ -220,14 +221,17 @@ def _plan_adapters(plan, previous, harnesses, want, tracked=frozenset()):
         target = contained(info.top, adapters.GPTME_TOML)
         current = read_regular(target)
         old = previous.get("gptme_toml")
+        # the file as install creates it, with no record of that install (lost): install's own
+        lost = not old and current == adapters.merge_gptme_toml(None) and not settingsplan.tracked(info,
+                                                                                                 adapters.GPTME_TOML)
         if old and current is not None and sha256_bytes(current) == old.get("sha256"):
             original = base64.b64decode(old["original"]) if old.get("original") is not None else None
         else:
-            original = current
+            original = None if lost else current
         merged = adapters.merge_gptme_toml(current if current is not None else None)
         if adapters.GPTME_TOML in tracked and merged != current:
             return record, None  # the team's file: left alone (plan_install says so)
-        if current is not None and merged == current and not old:
+        if current is not None and merged == current and not old and not lost:
             pass  # the user enabled it already; nothing to restore later
         else:
             toml_record = {"original": base64.b64encode(original).decode() if original is not None else None,
@@ -241,7 +245,7 @@ def _created_dirs(info, previous, written):
     earlier install created), so that uninstall removes exactly those, and only when empty."""
     dirs = {d for d in previous.get("created_dirs") or [] if isinstance(d, str)}
     for rel in written:
-        for parent in _parents(rel):
+        for parent in parents(rel):
             if os.path.lexists(contained(info.top, parent)) and parent not in dirs:
                 break
             dirs.add(parent)
@@ -350,38 +354,83 @@ def _write_dirs(info, record):
 
 
 def uninstall(path):
-    """Remove what install wrote and put back what was there. Returns (done, warnings)."""
+    """Remove what install wrote and put back what was there. Returns (info, done, warnings); ``done``
+    is empty when nothing of agentguard's was there.
+
+    The push guard goes first: whatever happens after, git keeps pushing. With no readable record,
+    what is recognisably agentguard's goes (``recognised``), and the warnings name what is left."""
     info = discover(path)
     home = info.ag_home
+    existed = os.path.isdir(home)
     done, warnings = [], []
     with InstallLock(home):
-        record = manifest.load(home) or {}
-        leftovers = [] if record else [rel for rel in adapters.ALL_PATHS
-                                       if os.path.lexists(os.path.join(info.top, rel))]
-        if leftovers:
-            if os.path.lexists(os.path.join(info.top, adapters.GPTME_TOML)):
-                leftovers.append(adapters.GPTME_TOML + " (its agentguard entries)")
-            warnings.append("no record of what install wrote (%s is missing): hooks are recognised by their "
-                            "header, but %s are left in place; remove them by hand"
-                            % (info.display(os.path.join(home, manifest.NAME)), safe_list(leftovers)))
+        record, problem = manifest.read(home)
+        if problem == "missing" and os.path.isfile(os.path.join(home, TEMPLATE_MARK)):
+            problem = None  # made from agentguard's git template: no install has recorded anything yet
+        record = record or {}
         for directory in _write_dirs(info, worktrees.view(record, worktrees.key_of(info))):
             remove_stale_temps(directory)
+        pushguard.uninstall(info, record, done, warnings)
         for hook in HOOK_NAMES:
             _uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
-        for place in worktrees.places(info, record) if record else ():
+            _missing_chained(info, record, hook, warnings)
+        left = []
+        for place in worktrees.places(info, record) if record else _recognised_places(info, warnings, left):
             _uninstall_worktree(info, place, done, warnings)
-        pushguard.uninstall(info, record, done, warnings)
         gitexclude.uninstall(info, record, done, warnings)
-        shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
-        shutil.rmtree(os.path.join(home, OUTCOME_DIR), ignore_errors=True)
-        # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
-        for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", harness_mod.HOOK_FILE,
-                     TEMPLATE_MARK):
-            try:
-                os.unlink(os.path.join(home, name))
-            except FileNotFoundError:
-                pass
+        _remove_runtime(info, done)
+        if problem and (done or left or problem != "missing"):
+            warnings.insert(0, "the record of what install wrote (%s) is %s: uninstall took out what is recognisably "
+                            "agentguard's; %s" % (info.display(os.path.join(home, manifest.NAME)), problem,
+                                                  "could not restore, so left in place: %s; remove by hand what you "
+                                                  "do not want" % safe_list(left) if left else
+                                                  "nothing of it is left"))
+    if not existed and not done:
+        _remove_empty_home(home)  # only the lock this run made: leave no trace where nothing was installed
     return info, done, warnings
+
+
+def _recognised_places(info, warnings, left):
+    """A Place for every work tree git lists, with what is recognisably agentguard's there as its
+    record; ``left`` gets what looks like agentguard's but cannot be told from the user's edits."""
+    from . import recognised
+    found, _ = worktrees.live(info)
+    out = []
+    for key in sorted(found, key=lambda k: (k is None, k or "")):  # linked ones first, as places() orders them
+        where = found[key]
+        record, unsure = recognised.worktree_record(where, agentguard_bin(), warnings)
+        prefix = "" if where.top == info.top else "%s: " % safe(where.top, 300)
+        left.extend(prefix + item for item in unsure)
+        out.append(worktrees.Place(key, where, record, where.top))
+    return out
+
+
+def _remove_runtime(info, done):
+    """The runtime copy, the after-check's store, the snapshots and launchers in ``<common dir>/agentguard``."""
+    home = info.ag_home
+    found = False
+    # the break-glass grants too: an unspent grant must not outlive the install it was made for
+    for name in (RUNTIME_DIR, OUTCOME_DIR, grant.DIR):
+        found = os.path.lexists(os.path.join(home, name)) or found
+        shutil.rmtree(os.path.join(home, name), ignore_errors=True)
+    # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
+    for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", harness_mod.HOOK_FILE,
+                 TEMPLATE_MARK):
+        try:
+            os.unlink(os.path.join(home, name))
+            found = True
+        except FileNotFoundError:
+            pass
+    if found:
+        done.append("removed the runtime copy, the policy snapshot and the record from %s" % info.display(home))
+
+
+def _remove_empty_home(home):
+    try:
+        os.unlink(os.path.join(home, "lock"))
+        os.rmdir(home)
+    except OSError:
+        pass
 
 
 def _uninstall_worktree(info, place, done, warnings):
@@ -441,6 +490,16 @@ def _uninstall_hook(info, hook, recorded, done, warnings):
                         % (info.display(target), hook, info.display(chained)))
 
 
+def _missing_chained(info, record, hook, warnings):
+    """Say so when the record has install keeping the user's ``hook`` aside and that copy is gone."""
+    entry = (record.get("hooks") or {}).get(hook)
+    target = os.path.join(info.hooks_dir, hook)
+    if isinstance(entry, dict) and entry.get("chained") and not os.path.lexists(target) \
+            and not os.path.lexists(target + CHAINED_SUFFIX):
+        warnings.append("your earlier %s hook, which install kept as %s, is gone; it could not be restored"
+                        % (hook, info.display(target + CHAINED_SUFFIX)))
+
+
 def _same_file_content(a, b):
     try:
         data = read_regular(a)
@@ -484,16 +543,9 @@ def _uninstall_adapters(info, record, done, warnings):
 def _remove_created_dirs(info, record):
     created = record.get("created_dirs")
     if created is None:  # a manifest from before install recorded them: every adapter directory
-        created = {d for rel in record.get("adapters") or {} for d in _parents(rel)}
+        created = {d for rel in record.get("adapters") or {} for d in parents(rel)}
     for rel in sorted(created, key=lambda r: (r.count("/"), r), reverse=True):
         _remove_empty_dir(info, rel)
-
-
-def _parents(rel):
-    rel = os.path.dirname(rel)
-    while rel:
-        yield rel
-        rel = os.path.dirname(rel)
 
 
 def _remove_empty_dir(info, rel):
@@ -526,6 +578,26 @@ def describe(plan):
         else:
             extra = " (%s)" % action.note if action.note and action.note != "manifest" else ""
             lines.append("write %s%s" % (info.display(action.path), extra))
+    return lines
+
+
+def summary(plan):
+    """The few lines a finished install prints: what is protected and how, which harnesses, the next
+    step (``install --verbose`` prints ``describe`` instead: every file)."""
+    info, record = plan.info, worktrees.view(plan.record, plan.worktree)
+    lines = ["protected branches: %s (%s)" % (", ".join(safe(b, 80) for b in plan.policy.branches), plan.policy.source),
+             "git backstop: %d hooks in %s, the runtime in %s" % (len(HOOK_NAMES), info.display(info.hooks_dir),
+                                                                   info.display(info.ag_home))]
+    lines += [line.replace("keep ", "kept ", 1) for line in describe(plan) if line.startswith("keep ")]
+    if record.get("transport"):
+        remotes = ", ".join(safe(name, 60) for name in sorted(plan.policy.remotes or {})) or "no remote yet"
+        lines.append("push guard: on for %s (in git's transport, which --no-verify cannot skip)" % remotes)
+    else:
+        lines.append("push guard: off (--no-push-guard)")
+    lines.append("harness adapters: %s" % (", ".join(record.get("harnesses") or []) or "none (--no-adapters)"))
+    written = sum(1 for action in plan.actions if action.kind == "write")
+    lines.append("wrote %d files (agentguard install --verbose lists them)" % written)
+    lines.append("next: agentguard doctor   # proves, by experiment, that the protection works here")
     return lines
 
 

@@ -13,14 +13,22 @@ FORMAT = 1
 
 
 def load(ag_home):
+    return read(ag_home)[0]
+
+
+def read(ag_home):
+    """(record, None), or (None, why there is none: "missing", "unreadable", "not a record this agentguard
+    reads")."""
     try:
         with open(os.path.join(ag_home, NAME), "rb") as fh:
             data = json.loads(fh.read(1 << 20).decode("utf-8"))
+    except FileNotFoundError:
+        return None, "missing"
     except (OSError, ValueError, UnicodeDecodeError):
-        return None
+        return None, "unreadable"
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("hooks"), dict):
-        return None
-    return data
+        return None, "not a record this agentguard reads"
+    return data, None
 
 
 def save(ag_home, data):

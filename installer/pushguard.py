@@ -123,6 +123,7 @@ def plan(info, previous, want, enabled=True):
         with open(work, "wb") as fh:
             fh.write(current)
         remove(work, previous.get("push_guard") or {})
+        scrub(work)  # what a lost or older record left: config.before never holds the guard
         with open(work, "rb") as fh:
             base = fh.read()
         if not enabled:
@@ -177,11 +178,42 @@ def remove(path, record):
     _cfg(path, ["--fixed-value", "--unset-all", ALIAS_KEY, ALIAS], check=False)
 
 
+def scrub(path):
+    """Take out of the config file ``path`` whatever is recognisably the guard's, record or not: every
+    ``url."agw::..."`` section, ``alias.remote-agw``, and ``agw::`` in front of a ``remote.*.pushurl``
+    (the URL git pushes to stays the same). Returns True when it changed the file."""
+    out = _cfg(path, ["-z", "--get-regexp", r"^url\.%s|^%s$|^remote\..*\.pushurl$"
+                      % (re.escape(PREFIX), re.escape(ALIAS_KEY))], check=False)
+    sections, pushurls, alias = set(), {}, False
+    for item in out.split("\0"):
+        key, _, value = item.partition("\n")
+        if key.startswith("url." + PREFIX):
+            sections.add(key.rsplit(".", 1)[0])
+        elif key == ALIAS_KEY:
+            alias = True
+        elif key.startswith("remote."):
+            pushurls.setdefault(key, []).append(value)
+    for section in sorted(sections):
+        _cfg(path, ["--remove-section", section], check=False)
+    if alias:
+        _cfg(path, ["--unset-all", ALIAS_KEY], check=False)
+    guarded = {key: values for key, values in pushurls.items() if any(v.startswith(PREFIX) for v in values)}
+    for key, values in guarded.items():
+        _cfg(path, ["--unset-all", key], check=False)
+        for value in values:
+            while value.startswith(PREFIX):
+                value = value[len(PREFIX):]
+            _cfg(path, ["--add", key, value])
+    return bool(sections or alias or guarded)
+
+
 def uninstall(info, record, done, warnings):
-    """Put the config back: the exact bytes from before install when nothing else changed it."""
+    """Put the config back: the exact bytes from before install when nothing else changed it; then,
+    record or not, take out whatever of the guard is still there (a lost or older record)."""
     entry = record.get("push_guard") or {}
     if entry:
         _restore_config(info, entry, done, warnings)
+    _scrub_config(info, done)
     for name in (BEFORE_NAME, LAUNCHER_NAME):  # also when a killed install wrote them before its record
         try:
             os.unlink(os.path.join(info.ag_home, name))
@@ -210,6 +242,24 @@ def _restore_config(info, entry, done, warnings):
         atomic_write(path, cleaned, mode)
         warnings.append("the git config changed since install: took out only the push guard's entries")
     done.append("removed the push guard from %s" % info.display(path))
+
+
+def _scrub_config(info, done):
+    from .fsops import atomic_write
+    path = config_path(info)
+    current = read_regular(path)
+    if current is None:
+        return
+    with tempfile.TemporaryDirectory(prefix="agentguard-") as tmp:
+        work = os.path.join(tmp, "config")
+        with open(work, "wb") as fh:
+            fh.write(current)
+        if not scrub(work):
+            return
+        with open(work, "rb") as fh:
+            cleaned = fh.read()
+    atomic_write(path, cleaned, os.stat(path).st_mode & 0o7777)
+    done.append("removed the push guard's entries (agw::, alias.remote-agw) from %s" % info.display(path))
 
 
 def coverage(info):

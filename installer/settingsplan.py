@@ -9,6 +9,7 @@ import os
 from . import gitexclude, harnesses as H
 from .errors import AgentguardError
 from .fsops import atomic_write, contained, file_mode, read_contained, read_regular, sha256_bytes
+from .gitenv import git
 
 
 def _b64(data):
@@ -39,9 +40,11 @@ def plan_settings(info, harnesses, previous, want, shared=False, change=None):
         old = old_records.get(rel)
         if old and current is not None and sha256_bytes(current) == old.get("sha256"):
             original, created = _unb64(old.get("original")), old.get("created") or []
-        elif old and current is not None and H.positions(current, harness):
-            # changed since the last install, our groups still in it: what was there is the rest
-            created = old.get("created") or []
+        elif current is not None and H.positions(current, harness) and (old or not tracked(info, rel)):
+            # changed since the last install (or its record was lost), our groups still in it: what
+            # was there is the rest (with no record, the containers our groups alone fill count as
+            # ours). A tracked file with our groups and no record: the team committed them; they stay.
+            created = (old.get("created") or []) if old else H.all_containers(harness)
             original = H.unmerge_settings(current, harness, created)
         else:
             original, created = current, []
@@ -94,6 +97,11 @@ def recorded_rel(record, harness):
     return H.settings_rel(harness, record.get("shared") is True)
 
 
+def tracked(info, rel):
+    """True when ``rel`` is a file the repository tracks (its entries are the team's, not install's)."""
+    return bool(git(["ls-files", "--", rel], info.top, check=False).strip())
+
+
 def plan_codex_trust(info, previous, settings_record, want):
     """The ``[hooks.state]`` entries without which Codex skips agentguard's hooks, with no message."""
     rel = H.SETTINGS["codex"][0]
@@ -116,6 +124,10 @@ def plan_codex_trust(info, previous, settings_record, want):
         if ours and current is not None and ours in current.decode("utf-8", "replace"):
             want(config, current, file_mode(config))  # still ours, as written (no write)
             return dict(old)
+        found = None if ours else H.found_trust(current, entries)  # an install whose record was lost
+        if found:
+            want(config, current, file_mode(config))
+            return dict(found, config=config, keys=[key for key, _ in entries], created_dir=None)
         return None
     want(config, new, file_mode(config) if current is not None else 0o600)
     made_dir = old.get("created_dir") if ours else (None if os.path.isdir(os.path.dirname(config))

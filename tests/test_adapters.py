@@ -281,7 +281,7 @@ def test_harness_selection_and_no_adapters(make_repo):
     repo.agentguard("install", "--no-adapters")
     assert not os.path.exists(os.path.join(repo.path, ".pi"))
     proc = repo.agentguard("install", "--harness", "vscode", check=False)
-    assert proc.returncode == 1 and "unknown harness" in proc.stderr
+    assert proc.returncode == 2 and "unknown harness" in proc.stderr
 
 
 GPTME_TOML = b"""# my gptme settings

@@ -48,7 +48,9 @@ def test_user_hooks_are_chained_and_restored(make_repo, template):
     hooks = ["pre-commit", "pre-push", "reference-transaction", "pre-rebase"]
     saved = write_user_hooks(repo, hooks, template)
     proc = repo.agentguard("install")
-    assert "chains the hook" in proc.stdout
+    for hook in hooks:  # the summary names every hook it kept
+        assert "kept .git/hooks/%s as .git/hooks/%s.agentguard-chained (chained: it still runs)" % (hook, hook) \
+            in proc.stdout, proc.stdout
     # protection works...
     assert refused(repo.run("commit", "--allow-empty", "-m", "x", check=False))
     # ...and the user's hooks still run, with the same arguments and stdin

@@ -320,10 +320,14 @@ def test_adapters_checked_and_fixed(guarded, tmp_path):
     checks, _ = doctor(repo, check_rc=0)
     for h in ("pi", "hermes", "gptme"):
         assert status(checks, "adapters." + h) == "pass"
-    assert status(checks, "adapters.hermes.enabled") == "warn"
-    assert "HERMES_ENABLE_PROJECT_PLUGINS=1" in checks["adapters.hermes.enabled"]["fix"]
+    # no Hermes here (no HERMES_HOME, no ~/.hermes, not on PATH): nothing to warn about
+    assert status(checks, "adapters.hermes.enabled") == "pass"
+    assert "not in use here" in checks["adapters.hermes.enabled"]["summary"]
     home = tmp_path / "hh"
     home.mkdir()
+    checks, _ = doctor(repo, env=dict(repo.env, HERMES_HOME=str(home)), check_rc=0)
+    assert status(checks, "adapters.hermes.enabled") == "warn"
+    assert "HERMES_ENABLE_PROJECT_PLUGINS=1" in checks["adapters.hermes.enabled"]["fix"]
     (home / "config.yaml").write_text("plugins:\n  enabled:\n    - agentguard\n")
     env = dict(repo.env, HERMES_HOME=str(home), HERMES_ENABLE_PROJECT_PLUGINS="1")
     checks, _ = doctor(repo, env=env, check_rc=0)

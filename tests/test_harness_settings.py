@@ -391,7 +391,7 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
             fh.write(data)
     (home / ".codex" / "config.toml").write_bytes(b'model = "o3"\n')
     before_repo, before_home = snapshot(repo.path), snapshot(str(home))
-    proc = repo.agentguard("install", "--harness", "all")
+    proc = repo.agentguard("install", "--harness", "all", "--verbose")
     assert ".codex/hooks.json" in proc.stdout and str(home / ".codex" / "config.toml") in proc.stdout
     settings = json.loads(open(os.path.join(repo.path, ".claude", "settings.local.json")).read())
     assert settings["permissions"] == EXISTING["claude"]["permissions"]

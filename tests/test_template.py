@@ -278,3 +278,15 @@ def test_dry_run_writes_nothing(env, tmp_path):
     assert "would" in proc.stdout and "init.templateDir" in proc.stdout
     assert not os.path.lexists(gitconfig(env))
     assert not os.path.lexists(os.path.join(env["XDG_CONFIG_HOME"], "agentguard"))
+
+
+def test_uninstall_in_a_repository_made_from_the_template_needs_no_record(env, tmp_path):
+    """A repository git made from the template has agentguard's hooks and runtime but no install
+    record yet: uninstall takes them out without calling the record missing."""
+    templated(env, tmp_path)
+    run(["git", "init", "-q", "-b", "main", "fresh"], env, str(tmp_path))
+    repo = Git(str(tmp_path / "fresh"), env)
+    proc = ag(env, repo.path, "uninstall")
+    assert proc.stderr == "" and proc.stdout.startswith("agentguard: uninstalled from"), proc.stdout + proc.stderr
+    assert [h for h in HOOK_NAMES if os.path.lexists(os.path.join(repo.path, ".git", "hooks", h))] == []
+    assert os.listdir(os.path.join(repo.path, ".git", "agentguard")) in ([], ["lock"])

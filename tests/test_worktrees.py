@@ -112,7 +112,7 @@ def test_the_users_post_checkout_hook_still_runs_with_the_same_arguments(make_re
         fh.write(USER_POST_CHECKOUT)
     os.chmod(hook, 0o750)
     proc = repo.agentguard("install")
-    assert "chains the hook" in proc.stdout and os.path.exists(hook + ".agentguard-chained")
+    assert "chained: it still runs" in proc.stdout and os.path.exists(hook + ".agentguard-chained")
     log = os.path.join(repo.path, ".git", "post-checkout.log")
     old = repo.rev("HEAD")
     repo.run("switch", "-q", "-c", "side")

@@ -57,10 +57,14 @@ def decide(command=None, write=None, cwd="."):
 
 def parse_args(argv, after=False):
     """(cwd, as_json, write, command) of ``check``'s arguments; ``after``: only --cwd and --json."""
-    cwd, as_json, write, rest = ".", False, None, []
+    cwd, as_json, write = ".", False, None
+    rest: list = []
     i = 0
     while i < len(argv):
         a = argv[i]
+        if rest:  # every option goes before the command: the rest is the command's own
+            rest.extend(argv[i:])
+            break
         if a == "--" and not after:
             rest.extend(argv[i + 1:])
             break
@@ -78,7 +82,7 @@ def parse_args(argv, after=False):
             i += 1
         elif a.startswith("--write="):
             write = a[len("--write="):]
-        elif a.startswith("--") and not rest:
+        elif a.startswith("-") and a != "-":
             raise ValueError("unknown option %s" % a)
         else:
             rest.append(a)
@@ -93,6 +97,10 @@ def main(argv, out=None):
     after = bool(argv) and argv[0] == "--after"
     if after:
         argv = argv[1:]
+    if argv in (["--help"], ["-h"]) and not after:
+        out.write("%s\n%s" % (USAGE, __doc__.split("\n", 1)[1].split("\nExit")[0]))
+        out.write("Exit 0 allow, 1 block, 2 usage error.\n")
+        return 0
     hook = argv[1] if len(argv) == 2 and argv[0] == "--hook" else None
     if hook is None and argv and argv[0].startswith("--hook"):
         sys.stderr.write("%s\nagentguard check: --hook takes one harness name and nothing else\n" % USAGE)
