@@ -84,8 +84,7 @@ RULES = _rules(
      "run `agentguard doctor`; until then, work on a branch"),
     ("not-installed", "a clone whose committed harness settings call agentguard, but has no installation, says so",
      "this tool call: the {0} settings in this repository call agentguard, but it is not installed in this clone",
-     "run agentguard install here (to get the agentguard command, as its README says: pip install . "
-     "or pipx install . in a clone of agentguard)"),
+     "run agentguard install here (to get it: pip install . or pipx install . in a clone of agentguard)"),
     ("push-guard", "every push of the repository's remotes goes through the push guard in git's transport",
      "{0}", "push to a configured remote as it is; after adding or changing one, the user runs "
      "`agentguard install` again"),

@@ -222,8 +222,8 @@ def _plan_adapters(plan, previous, harnesses, want, tracked=frozenset()):
         current = read_regular(target)
         old = previous.get("gptme_toml")
         # the file as install creates it, with no record of that install (lost): install's own
-        lost = not old and current == adapters.merge_gptme_toml(None) and not settingsplan.tracked(info,
-                                                                                                 adapters.GPTME_TOML)
+        lost = not old and current == adapters.merge_gptme_toml(None) and \
+            adapters.GPTME_TOML not in gitexclude.tracked(info, [adapters.GPTME_TOML])
         if old and current is not None and sha256_bytes(current) == old.get("sha256"):
             original = base64.b64decode(old["original"]) if old.get("original") is not None else None
         else:

@@ -13,7 +13,7 @@ import os
 from . import adapters, harnesses as H
 from .errors import AgentguardError
 from .fsops import parents, read_contained, read_regular, sha256_bytes
-from .settingsplan import tracked
+from .gitexclude import tracked
 
 
 def worktree_record(info, agentguard_bin, warnings):
@@ -30,21 +30,21 @@ def worktree_record(info, agentguard_bin, warnings):
             left.append("%s (not as this agentguard writes it)" % rel)
     fresh = adapters.merge_gptme_toml(None)
     found = read_contained(info.top, adapters.GPTME_TOML, warnings)
-    if found is not None and found[1] is not None and not tracked(info, adapters.GPTME_TOML):
+    if found is not None and found[1] is not None and adapters.GPTME_TOML not in tracked(info, [adapters.GPTME_TOML]):
         if found[1] == fresh:
             record["gptme_toml"] = {"original": None, "sha256": sha256_bytes(fresh)}
         elif adapters.gptme_enabled(found[1]):
             left.append("%s (its agentguard plugin entries)" % adapters.GPTME_TOML)
     for harness in H.SETTINGS_HARNESSES:
-        rel = H.SETTINGS[harness][0]
-        found = read_contained(info.top, rel, warnings)
-        if found is None or found[1] is None or not H.positions(found[1], harness) or tracked(info, rel):
-            continue
-        # sha256 "": never install's exact bytes, so uninstall takes out our groups and keeps the rest
-        record["settings"][rel] = {"harness": harness, "original": None, "sha256": "",
-                                   "created": H.all_containers(harness)}
-        if harness == "codex":
-            _codex_trust(found[0], found[1], record, left)
+        for rel in sorted({H.settings_rel(harness, shared=True), H.settings_rel(harness)}):
+            found = read_contained(info.top, rel, warnings)
+            if found is None or found[1] is None or not H.positions(found[1], harness) or rel in tracked(info, [rel]):
+                continue
+            # sha256 "": never install's exact bytes, so uninstall takes out our groups and keeps the rest
+            record["settings"][rel] = {"harness": harness, "original": None, "sha256": "",
+                                       "created": H.all_containers(harness)}
+            if harness == "codex":
+                _codex_trust(found[0], found[1], record, left)
     record["created_dirs"] = sorted({parent for rel in list(record["adapters"]) + list(record["settings"])
                                      + [adapters.GPTME_TOML] for parent in parents(rel)})
     return record, left

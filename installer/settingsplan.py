@@ -9,7 +9,6 @@ import os
 from . import gitexclude, harnesses as H
 from .errors import AgentguardError
 from .fsops import atomic_write, contained, file_mode, read_contained, read_regular, sha256_bytes
-from .gitenv import git
 
 
 def _b64(data):
@@ -33,14 +32,15 @@ def plan_settings(info, harnesses, previous, want, shared=False, change=None):
     record, skipped = {}, {}
     old_records = previous.get("settings") or {}
     rels = {h: _where(info, h, shared, old_records) for h in harnesses if h in H.SETTINGS}
-    tracked = set() if shared else gitexclude.tracked(info, sorted(set(rels.values())))
+    in_git = gitexclude.tracked(info, sorted(set(rels.values())))
+    team = set() if shared else in_git  # files install must not change
     for harness, rel in rels.items():
         target = contained(info.top, rel)
         current = read_regular(target)
         old = old_records.get(rel)
         if old and current is not None and sha256_bytes(current) == old.get("sha256"):
             original, created = _unb64(old.get("original")), old.get("created") or []
-        elif current is not None and H.positions(current, harness) and (old or not tracked(info, rel)):
+        elif current is not None and H.positions(current, harness) and (old or rel not in in_git):
             # changed since the last install (or its record was lost), our groups still in it: what
             # was there is the rest (with no record, the containers our groups alone fill count as
             # ours). A tracked file with our groups and no record: the team committed them; they stay.
@@ -49,7 +49,7 @@ def plan_settings(info, harnesses, previous, want, shared=False, change=None):
         else:
             original, created = current, []
         merged = H.merge_settings(current, harness)
-        if rel in tracked and merged != current:
+        if rel in team and merged != current:
             skipped[harness] = rel
             continue
         created = list(dict.fromkeys(created + H.created_containers(original, harness)))
@@ -95,11 +95,6 @@ def recorded_rel(record, harness):
         if isinstance(rec, dict) and rec.get("harness") == harness:
             return rel
     return H.settings_rel(harness, record.get("shared") is True)
-
-
-def tracked(info, rel):
-    """True when ``rel`` is a file the repository tracks (its entries are the team's, not install's)."""
-    return bool(git(["ls-files", "--", rel], info.top, check=False).strip())
 
 
 def plan_codex_trust(info, previous, settings_record, want):
