@@ -45,7 +45,7 @@ def decide(hook, args, state, policy, call, data, caller=None):
     if hook == "reference-transaction":
         return reftx.decide(state, policy, data, call, args[0] if args else "", caller)
     if hook == "pre-push":
-        return prepush.decide(state, policy, data, call, args[0] if args else None)
+        return prepush.decide(state, policy, data, call, args[0] if args else None, args[1] if len(args) > 1 else None)
     if hook in ("pre-commit", "pre-merge-commit"):
         return branchhooks.decide_commit(state, policy, hook)
     if hook == "pre-rebase":

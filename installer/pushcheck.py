@@ -1,7 +1,7 @@
 """The doctor's view of the push guard in git's transport: installed as written, found by git
 (no ``git-remote-agw`` on PATH shadowing the alias), every remote's pushes routed through it (git's
 own answer), and, live, a dry-run push through it refused for a protected branch and accepted for
-a harmless one, to a throwaway repository: nothing is sent anywhere, nothing moves."""
+a harmless one, to a throwaway repository that has a branch: nothing is sent anywhere, nothing moves."""
 import os
 import shutil
 
@@ -61,6 +61,11 @@ def probe_push_guard(ctx, box, branch, harmless):
     commit = box.probe_commit()
     if commit is None:
         return probes.ProbeResult(False, "could not make a probe commit"), None
+    # a remote with a branch: to one with none, the first push of a protected branch is allowed
+    seed = ["git", "-c", "url.%s.pushInsteadOf=%s" % (target, target), "push", "-q", "--no-verify", target,
+            "%s:refs/heads/%s-base" % (commit, harmless)]
+    if probes._run(seed, box.info.top, box.env)[0] != 0:
+        return probes.ProbeResult(False, "could not push a branch to a throwaway repository"), None
     results = []
     for name, refuse in ((branch, True), (harmless, False)):
         argv = ["git", "-c", "url.%s%s.pushInsteadOf=%s" % (PREFIX, target, target), "push", "--dry-run",
