@@ -44,10 +44,13 @@ def check_push_guard(ctx):
         ctx.add("push.guard", "pass", "git hands pushes to %s:: URLs to agentguard's helper" % SCHEME)
     loose = {name: urls for name, urls in pushguard.coverage(ctx.info).items() if not covered(urls)}
     if loose:
-        ctx.add("push.remotes", "fail", "pushes to %s go around the push guard (%s)"
+        pushurls = sorted(n for n, (_, push) in pushguard.remote_urls(ctx.info).items() if push and n in loose)
+        why = (" (%s: git applies no pushInsteadOf to a pushurl; install puts agw:: in front of it)"
+               % ", ".join("remote.%s.pushurl" % safe(n, 60) for n in pushurls)) if pushurls else ""
+        ctx.add("push.remotes", "fail", "pushes to %s go around the push guard (%s)%s"
                 % (", ".join(safe(n, 60) for n in sorted(loose)),
                    "; ".join("%s -> %s" % (safe(n, 60), safe(", ".join(u) or "no URL", 200))
-                             for n, u in sorted(loose.items()))), FIX)
+                             for n, u in sorted(loose.items())), why), FIX)
     else:
         ctx.add("push.remotes", "pass", "every remote pushes through the guard (git remote -v: %s...)" % PREFIX)
 

@@ -157,7 +157,7 @@ def test_a_pushurl_set_after_install_is_named_by_the_doctor_and_fixed(guarded, t
     repo.run("push", "-q", "origin", "feat")  # seen by the pre-push hook only: a remote with a branch now
     rc, checks = doctor(repo)
     assert rc != 0 and checks["push.remotes"]["status"] == "fail" and "origin" in checks["push.remotes"]["summary"]
-    assert checks["push.remotes"]["fix"] == "agentguard doctor --fix"
+    assert checks["push.remotes"]["fix"] == "agentguard doctor --fix" and "pushurl" in checks["push.remotes"]["summary"]
     repo.agentguard("doctor", "--fix", check=False)
     assert doctor(repo)[1]["push.remotes"]["status"] == "pass"
     proc = repo.run("push", "--no-verify", "origin", "feat:main", check=False)
