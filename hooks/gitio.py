@@ -33,6 +33,16 @@ def without_command_line_config(environ=None):
                                                                   "GIT_CONFIG_VALUE_"))}
 
 
+def with_config(key, value, environ=None):
+    """``environ`` (default: this process's) plus ``git -c key=value`` for the git it starts, after
+    any the caller's command line already put there (``GIT_CONFIG_COUNT``)."""
+    env = dict(os.environ if environ is None else environ)
+    count = env.get("GIT_CONFIG_COUNT", "0")
+    n = int(count) if count.isdigit() else 0
+    env.update({"GIT_CONFIG_COUNT": str(n + 1), "GIT_CONFIG_KEY_%d" % n: key, "GIT_CONFIG_VALUE_%d" % n: value})
+    return env
+
+
 def read_bounded(stream, limit):
     """A hook's stdin, at most ``limit`` bytes. More than that is drained, so that git is not
     blocked writing to us, and raises ValueError: too much to decide on is refused."""

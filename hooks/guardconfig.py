@@ -37,6 +37,15 @@ def split(key):
     return section.lower(), sub, var.lower()
 
 
+def counterpart_upstream(key, value):
+    """``branch.<b>.remote`` (any) or ``branch.<b>.merge=refs/heads/<b>``: the upstream that ``git
+    push -u <remote> <b>`` sets, naming the counterpart of ``<b>``. Adding it grants nothing (a
+    counterpart counts only on a remote protected branches follow, ``RepoState.follows``), so the
+    after-check leaves it; changing or removing an upstream is still undone."""
+    section, sub, var = split(key)
+    return section == "branch" and bool(sub) and (var == "remote" or (var == "merge" and value == "refs/heads/" + sub))
+
+
 def rule_for(key, value="", follows=None, protects=None):
     """(rule, detail) when setting or unsetting ``key`` (to ``value``) changes what the guard relies
     on, else None. ``follows(name)``: protected branches follow remote ``name``; ``protects(branch)``:

@@ -45,7 +45,8 @@ def decide(hook, args, state, policy, call, data, caller=None, argv=None):
     if hook == "reference-transaction":
         return reftx.decide(state, policy, data, call, args[0] if args else "", caller, argv)
     if hook == "pre-push":
-        return prepush.decide(state, policy, data, call, args[0] if args else None, argv)
+        return prepush.decide(state, policy, data, call, args[0] if args else None,
+                              args[1] if len(args) > 1 else None, argv)
     if hook in ("pre-commit", "pre-merge-commit"):
         return branchhooks.decide_commit(state, policy, hook)
     if hook == "pre-rebase":

@@ -159,7 +159,8 @@ def pre_push(box, hook_path, branch, expect_refusal):
     commit = box.probe_commit()
     if commit is None:
         return ProbeResult(False, "could not make a probe commit")
-    line = "refs/heads/%s %s refs/heads/%s %s\n" % (PROBE_PREFIX, commit, branch, ZERO)
+    # an update, not a create: the first push of a protected branch to an empty remote is allowed
+    line = "refs/heads/%s %s refs/heads/%s %s\n" % (PROBE_PREFIX, commit, branch, commit)
     path, note = (hook_path, "") if expect_refusal else own_copy(box, hook_path)
     rc, _, err = _run([path, "origin", "agentguard-doctor-probe.invalid"], box.info.top, box.env,
                       line.encode())

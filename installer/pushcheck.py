@@ -1,7 +1,7 @@
 """The doctor's view of the push guard in git's transport: installed as written, found by git
 (no ``git-remote-agw`` on PATH shadowing the alias), every remote's pushes routed through it (git's
 own answer), and, live, a dry-run push through it refused for a protected branch and accepted for
-a harmless one, to a throwaway repository: nothing is sent anywhere, nothing moves."""
+a harmless one, to a throwaway repository that has a branch: nothing is sent anywhere, nothing moves."""
 import os
 import shutil
 
@@ -44,10 +44,13 @@ def check_push_guard(ctx):
         ctx.add("push.guard", "pass", "git hands pushes to %s:: URLs to agentguard's helper" % SCHEME)
     loose = {name: urls for name, urls in pushguard.coverage(ctx.info).items() if not covered(urls)}
     if loose:
-        ctx.add("push.remotes", "fail", "pushes to %s go around the push guard (%s)"
+        pushurls = sorted(n for n, (_, push) in pushguard.remote_urls(ctx.info).items() if push and n in loose)
+        why = (" (%s: git applies no pushInsteadOf to a pushurl; install puts agw:: in front of it)"
+               % ", ".join("remote.%s.pushurl" % safe(n, 60) for n in pushurls)) if pushurls else ""
+        ctx.add("push.remotes", "fail", "pushes to %s go around the push guard (%s)%s"
                 % (", ".join(safe(n, 60) for n in sorted(loose)),
                    "; ".join("%s -> %s" % (safe(n, 60), safe(", ".join(u) or "no URL", 200))
-                             for n, u in sorted(loose.items()))), FIX)
+                             for n, u in sorted(loose.items())), why), FIX)
     else:
         ctx.add("push.remotes", "pass", "every remote pushes through the guard (git remote -v: %s...)" % PREFIX)
 
@@ -61,6 +64,11 @@ def probe_push_guard(ctx, box, branch, harmless):
     commit = box.probe_commit()
     if commit is None:
         return probes.ProbeResult(False, "could not make a probe commit"), None
+    # a remote with a branch: to one with none, the first push of a protected branch is allowed
+    seed = ["git", "-c", "url.%s.pushInsteadOf=%s" % (target, target), "push", "-q", "--no-verify", target,
+            "%s:refs/heads/%s-base" % (commit, harmless)]
+    if probes._run(seed, box.info.top, box.env)[0] != 0:
+        return probes.ProbeResult(False, "could not push a branch to a throwaway repository"), None
     results = []
     for name, refuse in ((branch, True), (harmless, False)):
         argv = ["git", "-c", "url.%s%s.pushInsteadOf=%s" % (PREFIX, target, target), "push", "--dry-run",

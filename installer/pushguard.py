@@ -5,7 +5,12 @@ for every user and process, without PATH: git runs ``git remote-agw`` and falls 
 one ``url."agw::<E>".pushInsteadOf = <P>`` per covered prefix P (each remote's URL, the host it
 names, and any longer rewrite prefix of the user's under them), where E is the URL git itself
 would push to for P without the guard (so the user's own ``insteadOf`` rules keep working), and
-``agw::`` in front of each explicit ``remote.<name>.pushurl`` (git ignores pushInsteadOf for those).
+``agw::`` in front of each explicit ``remote.<name>.pushurl`` (git ignores pushInsteadOf for those),
+and one catch-all ``url."agw::agw::".pushInsteadOf = ""`` (``CATCH_ALL``): the empty prefix matches
+every URL and git takes the longest matching prefix (remote.c, alias_url), so a remote added after
+install pushes through the guard at once, while the rules above (and the user's own longer
+pushInsteadOf rules) still win. git then applies no ``insteadOf`` to that URL, so the doubled
+``agw::`` tells the helper to resolve the URL as git would (``hooks/pushguard/helper.resolve``).
 The config is planned on a copy and written whole; uninstall writes back the exact bytes when
 nothing else changed, else removes only these entries.
 """
@@ -35,6 +40,7 @@ if [ ! -f "$ag_home/runtime/run.py" ] || [ ! -x %s ]; then
 fi
 exec %s -I -S -B "$ag_home/runtime/run.py" push-guard "$@"
 """
+CATCH_ALL = PREFIX + PREFIX  # the base of the catch-all rule: the helper resolves what follows it
 SCP = re.compile(r"\A([^/:@]+@)?([^/:]+):(?!//)")
 URL = re.compile(r"\A([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)/")
 
@@ -145,6 +151,7 @@ def plan(info, previous, want, enabled=True):
         rules = {}
         for p in prefixes:
             rules.setdefault(PREFIX + effective.get((True, p), p), []).append(p)
+        rules.setdefault(CATCH_ALL, []).append("")
         for base_url, values in rules.items():
             for value in values:
                 _cfg(work, ["--add", "url.%s.pushInsteadOf" % base_url, value])
@@ -167,8 +174,10 @@ def remove(path, record):
     if not record:
         return
     for base_url, values in (record.get("rules") or {}).items():
-        for value in values:
-            _cfg(path, ["--fixed-value", "--unset-all", "url.%s.pushInsteadOf" % base_url, value], check=False)
+        for value in values:  # an empty value matches as a pattern only as a regex (git 2.39-2.47)
+            how = ["--fixed-value", "--unset-all", "url.%s.pushInsteadOf" % base_url, value] if value else \
+                ["--unset-all", "url.%s.pushInsteadOf" % base_url, "^$"]
+            _cfg(path, how, check=False)
     for name, values in (record.get("pushurls") or {}).items():
         now = _cfg(path, ["--get-all", "remote.%s.pushurl" % name], check=False).splitlines()
         if now and all(v.startswith(PREFIX) for v in now):

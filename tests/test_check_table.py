@@ -233,8 +233,8 @@ TABLE = [
     ("git push --tags", A, None),
     ("git push origin refs/tags/v1", A, None),
     # the push guard in git's transport: pushes go through it, and what routes them there stays
-    ("git push https://example.com/x.git feat", B, "push-guard"),  # a URL install did not cover
-    ("git push ../elsewhere.git feat", B, "push-guard"),
+    ("git push https://example.com/x.git feat", A, None),  # a URL install did not see: the catch-all covers it
+    ("git push ../elsewhere.git feat", A, None),
     ("git -c alias.remote-agw='!true' push origin feat", B, "push-guard"),
     ("git -c alias.remote-agw=status status", B, "push-guard"),
     ("git config alias.remote-agw '!true'", B, "push-guard"),

@@ -283,10 +283,10 @@ def test_audit_summary_is_escaped(guarded):
     evil = os.path.join(os.path.dirname(repo.path), "remote\x1b[31mRED\x07.git")
     os.symlink(repo.run("remote", "get-url", "origin").stdout.strip(), evil)
     proc = repo.run("push", evil, "feat:main", check=False)
-    assert refused(proc) and "\x1b" not in proc.stderr.split("error:")[0]
+    assert refused(proc) and "\x1b" not in proc.stderr.split("To agw::")[0]  # the rest is git's own report
     checks, _ = doctor(repo, check_rc=0)
     summary = checks["audit.recent"]["summary"]
-    assert "1 refusals (pre-push 1)" in summary and "\x1b" not in summary
+    assert "1 refusals (push-guard 1)" in summary and "\x1b" not in summary
     entry = json.loads(open(os.path.join(repo.path, ".git", "agentguard", "audit.jsonl")).read())
     assert "\\x1b[31mRED\\x07" in entry["command"] and "\x1b" not in entry["command"]
     plain = repo.agentguard("doctor").stdout

@@ -30,14 +30,16 @@ def test_a_non_executable_hook_is_ignored_by_git(guarded):
     assert repo.rev("main") != main
 
 
-def test_push_no_verify_to_a_spelling_of_the_url_install_did_not_cover_lands(guarded):
-    """The push guard in git's transport covers the URLs install saw (each remote's, its host's)
-    by prefix; the same repository spelled another way is another string to git."""
+def test_push_no_verify_through_the_users_own_pushinsteadof_lands(guarded):
+    """The push guard's catch-all rule has the empty prefix, and git takes the longest matching
+    pushInsteadOf: a rule of the user's own whose prefix no remote of install's had (here `mine:`)
+    outruns it, and the push goes straight where that rule points (the doctor fails,
+    ``push.remotes``, when a remote uses it; the adapters refuse the push to an uncovered URL)."""
     repo, bare = guarded
-    other = os.path.join(os.path.dirname(bare.path), ".", os.path.basename(bare.path))
+    repo.run("config", "--global", "url.%s.pushInsteadOf" % bare.path, "mine:")
     proc = repo.run("push", "-q", "--no-verify", "origin", "feat:main", check=False)
     assert proc.returncode != 0 and bare.rev("main") != repo.rev("feat"), "the remote as configured is covered"
-    repo.run("push", "-q", "--no-verify", other, "feat:main")
+    repo.run("push", "-q", "--no-verify", "mine:", "feat:main")
     assert bare.rev("main") == repo.rev("feat")
 
 

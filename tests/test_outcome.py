@@ -247,7 +247,7 @@ TAMPERING = [
 # a remote added by the call that protected branches do not follow is left (like `git remote add upstream`),
 # and the doctor names it until install routes its pushes through the push guard
 LEFT_ALONE = {"made-up-tracking-ref": ("remote.fake.",)}
-DOCTOR_NAMES = {"made-up-tracking-ref": ["push.remotes"]}
+DOCTOR_NAMES: dict = {}  # a remote added by the call pushes through the guard at once (no push.remotes)
 MARKS = {"node": [pytest.mark.skipif(NODE is None, reason="no node on PATH")]}
 
 

@@ -81,19 +81,6 @@ def test_the_users_own_url_rewrites_keep_working(make_repo, tmp_path):
     assert doctor(repo)["push.remotes"]["status"] == "pass"
 
 
-def test_a_remote_added_after_install_is_reported_and_fixed(guarded, tmp_path):
-    repo, bare = guarded
-    other = tmp_path / "other.git"
-    repo.run("init", "-q", "--bare", str(other))
-    repo.run("remote", "add", "other", str(other))
-    checks = doctor(repo)
-    assert checks["push.remotes"]["status"] == "fail" and "other" in checks["push.remotes"]["summary"]
-    repo.agentguard("doctor", "--fix", check=False)
-    assert doctor(repo)["push.remotes"]["status"] == "pass"
-    proc = repo.run("push", "--no-verify", "other", "feat:main", check=False)
-    assert refused(proc) and repo.run("ls-remote", str(other)).stdout == ""
-
-
 def test_a_program_named_like_the_helper_on_path_is_caught(guarded, tmp_path):
     repo, _ = guarded
     bindir = tmp_path / "bin"

@@ -4,7 +4,7 @@ from .reflines import Malformed, is_zero, parse_prepush
 from ..textsafe import safe
 
 
-def decide(state, policy, data, call, remote_name, argv=None):
+def decide(state, policy, data, call, remote_name, url=None, argv=None):
     remote = remote_name or "origin"
     items = parse_prepush(data)
     if _is_mirror(state, call, items, remote_name):
@@ -18,7 +18,7 @@ def decide(state, policy, data, call, remote_name, argv=None):
                                  % safe(item.text, 120), ["agentguard doctor"])
             continue
         lines.append(item)
-    return refuse_protected(policy, lines, remote, state.ag_home, "pre-push", argv)
+    return refuse_protected(policy, lines, remote, lambda: has_no_branches(url), state.ag_home, "pre-push", argv)
 
 
 def mirror_refusal(remote):
@@ -27,17 +27,35 @@ def mirror_refusal(remote):
                      ["git push %s <branch>   # push the branches you mean, one by one" % safe(remote, 60)])
 
 
-def refuse_protected(policy, items, remote, ag_home=None, hook="pre-push", argv=None):
+def has_no_branches(url):
+    """The remote at ``url`` (the URL git pushes to, used as it is: ``pushguard.native.TOKEN``) has
+    no branch at all, asked of it (``git ls-remote``); False when it cannot be asked."""
+    from .. import gitio
+    from ..pushguard.native import TOKEN
+    if not url:
+        return False
+    try:
+        rc, out = gitio.run(["ls-remote", TOKEN], timeout=30.0, env=gitio.with_config("url.%s.insteadOf" % url, TOKEN))
+    except gitio.GitError:
+        return False
+    return rc == 0 and not any(row.partition(b"\t")[2].startswith(b"refs/heads/") for row in out.splitlines())
+
+
+def refuse_protected(policy, items, remote, remote_is_empty, ag_home=None, hook="pre-push", argv=None):
     """The refusal for a push of ``items`` (PushLine) to ``remote`` when any lands on a protected
     branch, else None: the rule the pre-push hook and the push guard in git's transport share.
-    A person's break-glass grant for every protected branch the push updates (``agentguard allow``)
-    lets it through and is consumed; a deletion is never granted."""
+    The one exception: the first push of a project, which creates protected branches on a remote
+    that has no branch at all (``remote_is_empty()``, asked only then); every other update of a
+    protected branch is refused, unless a person's break-glass grant for every protected branch the
+    push updates (``agentguard allow``) lets it through, consumed; a deletion is never granted."""
     hits = []
     for item in items:
         kind = policy.classify(item.remote_ref)
         if kind and kind[0] == "local":
             hits.append((item, kind[1]))
     if not hits:
+        return None
+    if all(is_zero(i.remote_oid) and not is_zero(i.local_oid) for i, _ in hits) and remote_is_empty():
         return None
     if not any(is_zero(i.local_oid) for i, _ in hits):
         from .. import grant  # only where a refusal is at stake

@@ -90,11 +90,17 @@ def minus(a, b):
     return [entry for entry, n in sorted(a.items(), key=repr) for _ in range(n - b.get(entry, 0))]
 
 
+def _added(have, want):
+    """The guard's entries the call added, but the upstream ``git push -u`` sets (left alone:
+    ``guardconfig.counterpart_upstream``)."""
+    return [e for e in minus(have, want) if not guardconfig.counterpart_upstream(e[1], e[2] or "")]
+
+
 def undo_config(where, before, now, policy, report):
     want = guard_entries(before, policy)
     for _ in range(ROUNDS):
         have = guard_entries(now, policy)
-        added, removed = minus(have, want), minus(want, have)
+        added, removed = _added(have, want), minus(want, have)
         if not added and not removed:
             return
         for path, key, value in added:
@@ -114,7 +120,7 @@ def undo_config(where, before, now, policy, report):
                            old=value or "", path=path)
         now = snapshot.read_git(where, policy)[0]
     have = guard_entries(now, policy)
-    for path, key, value in minus(have, want) + minus(want, have):
+    for path, key, value in _added(have, want) + minus(want, have):
         report.fail("%s in %s could not be undone" % (_entry(key, value), _show(where, path)))
 
 

@@ -38,6 +38,12 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
         return 2
     remote = argv[0]
     url = argv[1] if len(argv) > 1 else argv[0]
+    if url.startswith(PREFIX):  # through install's catch-all rule: the URL as written, no insteadOf applied
+        url = resolve(url[len(PREFIX):])
+        if url is None:
+            stderr.write("agentguard: git cannot say where %s pushes, so the push guard refuses it\n"
+                         % safe(remote, 80))
+            return 128
     while url.startswith(PREFIX):
         url = url[len(PREFIX):]
     helper, address = route(url)
@@ -76,13 +82,28 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
         backend.close()
 
 
+def resolve(url):
+    """The URL git pushes to for ``url`` when no pushInsteadOf matches it: ``url`` with the user's
+    ``insteadOf`` rules applied, asked of git (``ls-remote --get-url`` on a remote made for it, so a
+    URL that is also a remote's name is not taken for that remote). None when git cannot say."""
+    from .. import gitio
+    from .coverage import PROBE
+    try:
+        rc, out = gitio.run(["ls-remote", "--get-url", PROBE], env=gitio.with_config("remote.%s.url" % PROBE, url))
+    except gitio.GitError:
+        return None
+    text = out.decode("utf-8", "surrogateescape").rstrip("\n")
+    return text if rc == 0 and text and "\n" not in text else None
+
+
 class Session:
     def __init__(self, backend, remote, ag_home, stderr):
         self.backend = backend
         self.remote = remote
         self.ag_home = ag_home
         self.stderr = stderr
-        self.listed = {}  # the remote's refs as listed for this push: ref -> oid
+        self.listed = None  # the remote's refs as listed for this push: ref -> oid
+        self.advertised = None  # every ref name the listing had
 
     def command(self, text):
         if text == "capabilities":
@@ -91,8 +112,10 @@ class Session:
             return [self.backend.option(text)]
         if text in ("list", "list for-push"):
             lines = self.backend.list(text)
+            self.listed, self.advertised = {}, set()
             for entry in lines:
                 oid, _, ref = entry.partition(" ")
+                self.advertised.add(ref.partition(" ")[0])  # whatever its value says ("?", "@<symref>")
                 if is_oid(oid):
                     self.listed[ref] = oid
             return lines + [""]
@@ -123,6 +146,10 @@ class Session:
                                  ["agentguard doctor"])
             if dst.startswith("refs/remotes/"):
                 return mirror_refusal(self.remote)  # only a mirror push writes a remote's tracking refs
-            items.append(PushLine(src, ZERO if not src else src, dst, self.listed.get(dst, ZERO)))
-        return refuse_protected(policy, items, self.remote, self.ag_home, "push-guard",
+            items.append(PushLine(src, ZERO if not src else src, dst, (self.listed or {}).get(dst, ZERO)))
+        return refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home, "push-guard",
                                 ["git", "push", self.remote] + specs)
+
+    def remote_is_empty(self):
+        """The remote advertised no branch at all for this push (not asked: not known to be empty)."""
+        return self.advertised is not None and not any(ref.startswith("refs/heads/") for ref in self.advertised)

@@ -62,20 +62,13 @@ class Native:
             self.flags.append(flag)
         return "ok"
 
-    def _env(self, key):
-        env = dict(os.environ)
-        count = env.get("GIT_CONFIG_COUNT", "0")
-        n = int(count) if count.isdigit() else 0
-        env.update({"GIT_CONFIG_COUNT": str(n + 1), "GIT_CONFIG_KEY_%d" % n: "url.%s.%s" % (self.url, key),
-                    "GIT_CONFIG_VALUE_%d" % n: TOKEN})
-        return env
-
     def _git(self, args, key):
         """Run a forwarded git command; (status, stdout text). stderr is the user's."""
         rfd, wfd = os.pipe()
         devnull = os.open(os.devnull, os.O_RDONLY)
         try:
-            pid = gitio.spawn_foreground(args, self._env(key), devnull, wfd)
+            pid = gitio.spawn_foreground(args, gitio.with_config("url.%s.%s" % (self.url, key), TOKEN),
+                                            devnull, wfd)
         finally:
             os.close(wfd)
             os.close(devnull)

@@ -65,31 +65,60 @@ def push(call, ctx):
     words = call.words()
     deleting = call.has("--delete")
     remote_name = words[0] if words and DYN not in words[0] else None
+    if not words:
+        remote_name = _default_remote(repo, ctx.branch if isinstance(ctx.branch, str) else None)
     specs = words[1:]
     if not specs and not call.has("--tags"):
         specs = _implicit_specs(ctx, remote_name)
+    protected = None
     for spec in specs:
         for dst in _destinations(spec, deleting, ctx):
             if dst is UNKNOWN:
                 raise Block("unanalysable", "a variable in a push refspec")
             if repo.protected(dst):
-                raise Block("push-protected", dst)
-    _covered(ctx, remote_name, bool(words))
+                if deleting or not _may_be_first_push(call, spec, ctx, remote_name):
+                    raise Block("push-protected", dst)
+                protected = protected or dst
+    guarded = _through_guard(ctx, remote_name)
+    if guarded is False:
+        raise Block("push-protected" if protected else "push-guard", protected or
+                    "a push to %s, which the push guard in git's transport does not cover" % remote_name)
+    if protected and not guarded:
+        raise Block("push-protected", protected)
 
 
-def _covered(ctx, remote_name, named):
-    """With the push guard installed, a push must go through it: git itself says where a remote
-    (or a URL typed on the command line) pushes, and it must be the guard's ``agw::``."""
+FORCE = ("--force", "-f", "--force-with-lease", "--force-if-includes")
+
+
+def _may_be_first_push(call, spec, ctx, remote_name):
+    """A push to a protected branch that may be the first push of a project: a plain create (no
+    force, no deletion) to a configured remote of which this repository has seen no branch (a URL typed
+    on the command line is refused: it names no remote a project starts from). Only the push guard
+    in git's transport can tell (it sees the remote's real advertisement, and allows it only when
+    the remote has no branch at all), so the caller lets it through only when the push goes through
+    the guard."""
+    if call.has(*FORCE) or spec.startswith(("+", ":")):
+        return False
+    if remote_name not in ctx.repo.remote_names():
+        return False  # a URL typed on the command line, or a variable: refused on doubt
+    seen = "refs/remotes/%s/" % remote_name
+    return not any(ref.startswith(seen) for ref in ctx.repo.refs())
+
+
+def _through_guard(ctx, remote_name):
+    """True when a push to ``remote_name`` (a configured remote or a URL typed on the command line)
+    goes through the push guard in git's transport, False when it goes around it (git's own answer:
+    every push URL must be the guard's ``agw::``), None when there is no push guard or git cannot
+    say (``remote_name`` None: a variable names it)."""
     repo = ctx.repo
-    if repo.get("alias.remote-agw") is None or (named and remote_name is None):
-        return
-    if remote_name is None:
-        remote_name = _default_remote(repo, ctx.branch if ctx.branch is not UNKNOWN else None)
+    if repo.get("alias.remote-agw") is None or remote_name is None:
+        return None
     from ...pushguard.coverage import PROBE, covered, push_urls
     known = remote_name in repo.remote_names()
     urls = (push_urls(repo.top, None if known else remote_name) or {}).get(remote_name if known else PROBE)
-    if urls and not covered(urls):
-        raise Block("push-guard", "a push to %s, which the push guard in git's transport does not cover" % remote_name)
+    if not urls:
+        return None
+    return covered(urls)
 
 
 def _default_remote(repo, current):
