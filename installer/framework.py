@@ -5,7 +5,7 @@ The framework hands a pre-push hook only the first ref with something to push (t
 ``PRE_COMMIT_*`` variables) and skips deletions. The ``git push`` that started it is an ancestor
 process, though, and its argv (``procargv``: /proc or sysctl, parsed the way git dispatches it) says
 every destination, so ``git push origin a:main b:dev`` is still refused. Where no argv can be read,
-only the ref the framework hands over is judged (README "Platforms"; the native pre-push sees all).
+only the ref the framework hands over is judged (docs/platforms.md; the native pre-push sees all).
 """
 import os
 import shlex

@@ -13,7 +13,7 @@ from agentguard.hooks.gitmodel import procargv
 
 BIN = os.path.dirname(sys.executable)
 # False where this system does not give a process's argv (tests/test_platforms.py runs the backstop
-# tables again with /proc hidden): the rules then decide on their fallbacks (README "Platforms").
+# tables again with /proc hidden): the rules then decide on their fallbacks (docs/platforms.md).
 ARGV_READABLE = procargv.readable() is not None
 AGENTGUARD = shutil.which("agentguard", path=BIN) or shutil.which("agentguard")
 ZERO = "0" * 40

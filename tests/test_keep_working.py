@@ -154,7 +154,7 @@ def test_empty_repository_first_commit(tmp_path, env):
     subprocess.run(["git", "init", "-q", "-b", "main", str(path)], env=env, check=True)
     repo = Git(str(path), env)
     repo.agentguard("install")
-    ok(repo.commit("first"))  # nothing to protect yet (README: "Empty repositories")
+    ok(repo.commit("first"))  # nothing to protect yet (docs/policy.md: "Empty repositories")
     first = repo.rev("main")
     proc = repo.run("commit", "--allow-empty", "-m", "second", check=False)
     assert refused(proc)

@@ -598,7 +598,7 @@ def test_client_fast_forward_of_local_work_is_refused(guarded, argv):
 
 
 # --------------------------------------------------------------------------------------------------
-# CI checkouts that are policy questions, decided (README: "CI checkouts that fetch a commit id")
+# CI checkouts that are policy questions, decided (docs/how-it-is-built.md: "CI checkouts that fetch a commit id")
 
 # DECIDED: a commit id fetched into refs/remotes/origin/main is refused [rule: remote-tracking-forge]. The id
 # proves the commit is on the remote (a pull request head, any pushed branch), not on the remote's main;

@@ -13,7 +13,7 @@ def _protected_head(state, policy):
     if branch is None or not policy.is_protected(branch):
         return None
     if state.current("refs/heads/" + branch) is None and not state.has_branches():
-        return None  # the first commit of an empty repository (README: "Empty repositories")
+        return None  # the first commit of an empty repository (docs/policy.md: "Empty repositories")
     return branch
 
 

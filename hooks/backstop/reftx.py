@@ -109,7 +109,7 @@ def _local(state, item, branch, call, pending):
     if state.on_counterpart(item.new, branch, pending.get(branch, ())):
         return None
     if current is None and not state.has_branches():
-        return None  # the first commit of an empty repository (see README: "Empty repositories")
+        return None  # the first commit of an empty repository (see docs/policy.md: "Empty repositories")
     if _fetch_of_same_branch(state, call, branch):
         return None
     if call is None and any(state.remote_advertises(r, branch) == item.new for r in state.remotes()
@@ -196,7 +196,7 @@ def _source_is_remote(state, call, remote, branch):
     for text in words[1:]:
         for src in refnames.fetch_sources_of(refnames.Refspec(text), tracking):
             if not refnames.names_branch(src, branch):
-                return False  # another branch, or a commit id (see README: "CI checkouts")
+                return False  # another branch, or a commit id (see docs/how-it-is-built.md: "CI checkouts")
     return True
 
 

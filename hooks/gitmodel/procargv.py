@@ -10,7 +10,7 @@ byte that is not UTF-8 kept through ``surrogateescape``), or None when this syst
   ``{CTL_KERN, KERN_PROC_ARGS, pid, KERN_PROC_ARGV}``: NUL-separated arguments, as /proc gives them.
 
 Where none of these answers (a container with /proc hidden, another system), every rule that reads
-the caller has a fallback that decides on evidence git itself gives (see README "Platforms").
+the caller has a fallback that decides on evidence git itself gives (see docs/platforms.md).
 """
 import os
 import sys

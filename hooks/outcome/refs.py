@@ -97,7 +97,7 @@ def rescue(where, state, branch, tip, back_to, report, why):
 def undo(where, before, now, policy, state, report, new_repo=False):
     """Put back the protected refs ``now`` ({ref: oid}) that ``before`` does not allow. ``new_repo``:
     no branch existed before the call, so its first commit may create a protected branch (as the
-    backstop allows it: ``backstop.reftx``, README "Empty repositories")."""
+    backstop allows it: ``backstop.reftx``, docs/policy.md "Empty repositories")."""
     remotes = remote_names(policy, state)
     believed = dict(now)
     for ref in sorted(set(before) | set(now)):

@@ -1,5 +1,5 @@
 """git remote: re-pointing, renaming or removing a remote that protected branches follow changes what
-they may move to (README "Policy"); adding, listing, showing, pruning and updating remotes does not."""
+they may move to (docs/policy.md); adding, listing, showing, pruning and updating remotes does not."""
 from ...rules import Block
 from ..repoview import follows_remote
 from ..shellparse import DYN
