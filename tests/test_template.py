@@ -46,7 +46,7 @@ def test_init_then_commit_on_main_is_refused(env, tmp_path):
     for hook in HOOK_NAMES:
         assert os.access(os.path.join(repo.path, ".git", "hooks", hook), os.X_OK), hook
     assert os.path.isfile(os.path.join(repo.path, ".git", "agentguard", "runtime", "run.py"))
-    repo.commit("first")  # the first commit of an empty repository may create main (docs/policy.md: "Empty repositories")
+    repo.commit("first")  # an empty repository's first commit may create main (docs/policy.md)
     first = repo.rev("main")
     with open(os.path.join(repo.path, "work.txt"), "w") as fh:
         fh.write("precious\n")
