@@ -350,6 +350,7 @@ def _write_dirs(info, record):
     trust = record.get("codex_trust") or {}
     if isinstance(trust.get("config"), str):
         dirs.add(os.path.dirname(trust["config"]))
+    dirs.add(os.path.dirname(gitexclude.path_of(info)))  # the exclude block
     return sorted(dirs)
 
 

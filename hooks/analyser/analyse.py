@@ -52,6 +52,7 @@ class State:
         self.env = {}  # variables this command line sets that change which config git reads
         self.written = set()  # paths this command line writes, deletes or moves (in order so far)
         self.remotes_touched = False  # it runs `git remote ...` or writes remote.*/url.* config
+        self.added_remotes = {}  # (repo top, name) -> URL of `git remote add` earlier in this command line
         self.stdin_text = None
         self.piped = False  # stdin comes from a command whose output we cannot know, and it involves git
         self.analyser = analyser
@@ -67,6 +68,7 @@ class State:
         other.env = dict(self.env)
         other.written = self.written
         other.remotes_touched = self.remotes_touched
+        other.added_remotes = dict(self.added_remotes)
         other.depth = self.depth
         other.git_env = dict(self.git_env, **self.scoped)  # a child process inherits what was exported
         other.dirs = list(self.dirs)

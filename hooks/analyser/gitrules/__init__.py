@@ -116,6 +116,10 @@ def check_git(words, ctx, depth=0):
     if (call.cmd == "remote" and call.sub in ("add", "set-url", "rename", "remove", "rm", "set-branches")) or \
             (call.cmd == "config" and any(w.lower().startswith(("remote.", "url.")) for w in call.words())):
         ctx.state.remotes_touched = True  # a later `agentguard install` would record what this changed
+    if call.cmd == "remote" and call.sub == "add" and ctx.repo is not None:
+        args = [w for w in call.words() if not w.startswith("-")]
+        if len(args) == 2 and not any(DYN in a for a in args) and not call.has("--mirror", "-t", "--track"):
+            ctx.state.added_remotes[(ctx.repo.top, args[0])] = args[1]  # a new project's `remote add` + push
 
 
 def _expand_alias(alias, call, words, ctx, depth):

@@ -99,6 +99,8 @@ def _may_be_first_push(call, spec, ctx, remote_name):
     the guard."""
     if call.has(*FORCE) or spec.startswith(("+", ":")):
         return False
+    if (ctx.repo.top, remote_name) in ctx.state.added_remotes:
+        return True  # added earlier in this command line: no branch of it seen yet
     if remote_name not in ctx.repo.remote_names():
         return False  # a URL typed on the command line, or a variable: refused on doubt
     seen = "refs/remotes/%s/" % remote_name
@@ -114,6 +116,7 @@ def _through_guard(ctx, remote_name):
     if repo.get("alias.remote-agw") is None or remote_name is None:
         return None
     from ...pushguard.coverage import PROBE, covered, push_urls
+    remote_name = ctx.state.added_remotes.get((repo.top, remote_name), remote_name)  # its URL, as git will
     known = remote_name in repo.remote_names()
     urls = (push_urls(repo.top, None if known else remote_name) or {}).get(remote_name if known else PROBE)
     if not urls:
