@@ -99,12 +99,15 @@ def literal_prefix(pattern):
 class Policy:
     """The effective policy: the branch patterns a snapshot recorded, and the remotes protected
     branches follow (``{name: fetch URL}`` as configured at install; None in a snapshot written
-    before remotes were recorded: then every remote's tracking refs count, as they used to)."""
+    before remotes were recorded, or by an install that found no remote at all: then every remote's
+    tracking refs count, as configured now. A new project is installed before its first remote is
+    added, and its main must follow that remote: pulled, fast-forwarded; ``agentguard install`` pins
+    them once they exist, and the doctor says so)."""
 
     def __init__(self, branches, source="default", remotes=None):
         self.branches = validate_patterns(list(branches))
         self.source = source
-        self.remotes = validate_remotes(remotes)
+        self.remotes = validate_remotes(remotes) or None
 
     def is_protected(self, branch):
         return any(fnmatch.fnmatchcase(branch, p) for p in self.branches)

@@ -326,16 +326,20 @@ def check_remotes(ctx):
     if ctx.policy is None or ctx.record is None:
         return
     recorded = ctx.policy.remotes
-    if recorded is None:
-        ctx.add("policy.remotes", "warn", "the snapshot records no remotes (an install from before they were "
-                "recorded), so any remote's tracking refs count as a protected branch's counterpart, one added "
-                "or re-pointed later too", "agentguard install   # records the remotes protected branches follow")
-        return
     now, _ = configured_remotes(ctx.info)
+    if recorded is None:
+        if now:  # installed before the first remote was added (a new project), or by an old version
+            ctx.add("policy.remotes", "warn", "install recorded no remote, so protected branches follow every remote "
+                    "configured now (%s), one added or re-pointed later too" % ", ".join(safe(n, 60) for n in now),
+                    "agentguard install   # records the remotes protected branches follow")
+        else:
+            ctx.add("policy.remotes", "pass", "no remote yet: protected branches will follow the remotes added "
+                    "until agentguard install records them")
+        return
     changes = remote_changes(recorded, now)
     if not changes:
         ctx.add("policy.remotes", "pass", "protected branches follow %s, as recorded at install"
-                % (", ".join(safe(n, 60) for n in recorded) or "no remote (none was configured)"))
+                % ", ".join(safe(n, 60) for n in recorded))
         return
     moved = any(n in now and now[n] != url for n, url in recorded.items())
     ctx.add("policy.remotes", "fail" if moved else "warn", "remotes changed since install: %s; protected branches "

@@ -113,3 +113,33 @@ def test_a_program_names_git_only_past_the_first_64_kib(guarded):
     check = subprocess.run([AGENTGUARD, "check", "--cwd", repo.path, "python3 big.py"], env=repo.env,
                            capture_output=True, text=True, timeout=60)
     assert check.returncode == 0, check.stdout  # allowed: the hole
+
+
+def test_a_project_installed_before_its_first_remote_follows_any_remote_added_later(make_repo, tmp_path):
+    """A new project is installed before it has a remote, and its main must follow the one added
+    later (pull, fast-forward): so until `agentguard install` records the remotes, any remote added
+    counts, one whose main holds local work too. After a reinstall the same move is refused."""
+    repo, _ = make_repo(remote=False)
+    evil = str(tmp_path / "evil.git")
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", evil], env=repo.env, check=True)
+    repo.run("switch", "-q", "-c", "local")
+    repo.commit("local work")
+    repo.run("push", "-q", evil, "local:main")  # the first push to an empty repository
+    repo.run("switch", "-q", "main")
+    repo.run("remote", "add", "evil", evil)
+    repo.run("fetch", "-q", "evil")
+    repo.run("merge", "-q", "--ff-only", "evil/main")
+    assert repo.rev("main") == repo.rev("local")  # the hole: local work on main
+    repo.run("reset", "-q", "--keep", "HEAD~1")
+    repo.agentguard("install")  # records evil as the remote main follows: only from now on is it pinned
+    other = str(tmp_path / "other.git")
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", other], env=repo.env, check=True)
+    repo.run("switch", "-q", "local")
+    repo.commit("more local work")
+    repo.run("switch", "-q", "main")
+    repo.run("push", "-q", other, "local:main")
+    repo.run("remote", "add", "other", other)
+    repo.run("fetch", "-q", "other")
+    before = repo.rev("main")
+    assert refused(repo.run("merge", "--ff-only", "other/main", check=False))
+    assert repo.rev("main") == before
