@@ -139,6 +139,14 @@ def test_a_branch_a_merge_on_the_remote_pull_and_clean_up(world):
     write(repo, "initial.txt", "fixed\n")
     agent.run(repo, "git commit -q -am 'Fix typo'")
     agent.run(repo, "git push -q -u origin fix/typo")
+    # a person, on main, merges the branch by habit: refused, and index and work tree are as they were
+    repo.run("switch", "-q", "main")
+    write(repo, "notes.txt", "mine\n")
+    before = repo.rev("main")
+    proc = repo.run("merge", "fix/typo", check=False)
+    assert proc.returncode != 0 and "your index and work tree are as before" in proc.stderr, proc.stderr
+    assert repo.rev("main") == before and repo.run("status", "--porcelain").stdout == "?? notes.txt\n"
+    os.unlink(os.path.join(repo.path, "notes.txt"))
     merged = merge_on_the_remote(root, env, origin, "fix/typo")
     agent.run(repo, "git fetch -q origin && git switch -q main && git merge -q --ff-only origin/main")
     assert repo.rev("main") == merged
