@@ -70,12 +70,14 @@ def check(where, before, report):
 
 
 # -- config ---------------------------------------------------------------------------------------
-def guard_entries(config, policy):
-    """{(file, key, value): count} of the entries a guard rule reads (``guardconfig.rule_for``)."""
+def guard_entries(config, policy, known=None):
+    """{(file, key, value): count} of the entries a guard rule reads (``guardconfig.rule_for``).
+    ``known``: the remotes configured before the call, all followed when install recorded none (a
+    project installed before its first remote): a remote the call adds is ordinary work."""
     recorded = policy.remotes if policy is not None else None
 
     def follows(name):
-        return recorded is None or name in recorded
+        return name in recorded if recorded is not None else known is None or name in known
 
     protects = policy.is_protected if policy is not None else None
     counts: dict = {}
@@ -97,9 +99,10 @@ def _added(have, want):
 
 
 def undo_config(where, before, now, policy, report):
-    want = guard_entries(before, policy)
+    known = {guardconfig.split(key)[1] for _, _, key, _ in before if key.lower().startswith("remote.")}
+    want = guard_entries(before, policy, known)
     for _ in range(ROUNDS):
-        have = guard_entries(now, policy)
+        have = guard_entries(now, policy, known)
         added, removed = _added(have, want), minus(want, have)
         if not added and not removed:
             return
@@ -119,7 +122,7 @@ def undo_config(where, before, now, policy, report):
                 report.add("config", "put back %s in %s" % (_entry(key, value), _show(where, path)), key=key,
                            old=value or "", path=path)
         now = snapshot.read_git(where, policy)[0]
-    have = guard_entries(now, policy)
+    have = guard_entries(now, policy, known)
     for path, key, value in _added(have, want) + minus(want, have):
         report.fail("%s in %s could not be undone" % (_entry(key, value), _show(where, path)))
 
