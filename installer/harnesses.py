@@ -80,7 +80,7 @@ HOOK_FILE = "harness-hook"  # the hook script, in <git common dir>/agentguard
 
 def hook_command(harness, event=None):
     """What each harness's settings run: ``sh -c '<launcher>' agentguard HARNESS`` before a tool call,
-    and ``... agentguard HARNESS EVENT`` for each of its post-call events. The launcher runs the hook
+    and ``... agentguard HARNESS EVENT`` for each of its post-call events. The launcher sources the hook
     script install wrote into the git common dir; where there is none (a clone where the team
     committed the settings and agentguard was never installed, or a damaged installation), read-only
     tools pass, nothing is said after a call, and every other call is refused in the harness's own
@@ -100,7 +100,7 @@ def hook_command(harness, event=None):
     assert SH_SAFE.match(message) and SH_SAFE.match(reads)
     passes = ('grep -Eq "\\"%s\\"[[:space:]]*:[[:space:]]*\\"(%s)\\""&&exit 0;' % (protocol.tool, reads)
               if reads else "")
-    launcher = ('h="$(git rev-parse --git-common-dir 2>/dev/null)/agentguard/%s";[ -f "$h" ]&&exec sh "$h" "$@";'
+    launcher = ('h="$(git rev-parse --git-common-dir 2>/dev/null)/agentguard/%s";[ -f "$h" ]&&. "$h";'
                 '[ -n "$2" ]&&exit 0;%sr="%s";%s' % (HOOK_FILE, passes, message, deny))
     assert "'" not in launcher
     return "sh -c '%s' agentguard %s%s" % (launcher, harness, " " + event if event else "")

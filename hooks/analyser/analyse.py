@@ -15,7 +15,6 @@ from .gitrules import READ_ONLY_GIT
 from .repoview import RepoView
 from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from ..bypass import env_skips_hooks
-from .. import grant
 from ..guardpaths import bytecode_cache, inside, real
 from ..rules import Block
 
@@ -616,6 +615,8 @@ class Analyser:
             if repo is None:
                 continue
             hit = repo.guarded.hit(path)
+            if hit:
+                from .. import grant  # only where a guarded path is hit
             if hit and inside(target, real(grant.folder(os.path.join(repo.common_dir, "agentguard")))):
                 raise Block("break-glass", "writing a break-glass grant (%s)" % os.path.relpath(target, repo.top))
             if hit:

@@ -11,8 +11,13 @@
 # In a clone where agentguard was never installed (the team committed the settings; no
 # <git common dir>/agentguard/manifest.json), every call but a read-only tool's is blocked with one
 # message that says how to install it; after a call there is nothing to undo.
+# The settings entry's launcher sources this file with h=<git common dir>/agentguard/harness-hook, the
+# common dir it has just asked git for: no second git start.
 p=$(cat)
-g=$(git rev-parse --git-common-dir 2>/dev/null)
+case "${h:-}" in
+*/agentguard/harness-hook) g=${h%/agentguard/harness-hook} ;;
+*) g=$(git rev-parse --git-common-dir 2>/dev/null) ;;
+esac
 c="$g/agentguard/check"
 if [ -x "$c" ]; then
 	"$c" ${2:+--after} --hook "$1" <<AGENTGUARD_CALL
