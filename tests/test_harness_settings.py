@@ -101,7 +101,9 @@ def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_p
         for harness in H.NAMES:  # the short launcher each settings entry runs
             launcher = tmp_path / ("launcher-" + harness)
             launcher.write_text("#!/bin/sh\n" + H.hook_command(harness).split("'")[1] + "\n")
-            proc = subprocess.run(["shellcheck", "-s", "sh", str(launcher)], capture_output=True, text=True)
+            # SC1090: it sources the script at a path git names, whose own text is checked just above
+            proc = subprocess.run(["shellcheck", "-s", "sh", "-e", "SC1090", str(launcher)], capture_output=True,
+                                  text=True)
             assert proc.returncode == 0, proc.stdout
     elif os.environ.get("CI"):
         pytest.fail("shellcheck is missing")
