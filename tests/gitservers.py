@@ -97,16 +97,32 @@ def _git_setup(root, scratch, path):
 
 
 def _stop(proc):
-    """SIGTERM the whole process group, wait, then SIGKILL."""
+    """SIGTERM the whole process group and wait until no live process of it is left (the server's
+    children too: a connection's handler may outlive the server by a moment), then SIGKILL."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=5)
-            return
-        except subprocess.TimeoutExpired:
-            pass
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline:
+            if proc.poll() is not None and not running_in_group(proc.pid):
+                return
+            time.sleep(0.02)
     proc.wait()
+
+
+def running_in_group(pgid):
+    """Pids of live (not zombie) processes in process group ``pgid``, from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z" and int(fields[2]) == pgid:
+                found.append(int(entry))
+    return found
 
 
 def _listening(proc, port, timeout):

@@ -1,13 +1,12 @@
 """The real git servers of gitservers.py work: over each transport, push main, see it with ls-remote,
 push a second branch and delete it; the server side runs the same git as the client."""
 import functools
-import os
 import socket
 import subprocess
 
 import pytest
 
-from gitservers import enable_http_push, git_daemon, http_backend, sshd
+from gitservers import enable_http_push, git_daemon, http_backend, running_in_group, sshd
 from helpers import Git, _base_env
 
 USERS = {"alice": "s3cret"}
@@ -66,24 +65,9 @@ def test_stopped_when_the_body_raises(tmp_path, serve):
     (tmp_path / "srv").mkdir()
     with pytest.raises(ZeroDivisionError), serve(tmp_path / "srv", tmp_path / "scratch") as server:
         socket.create_connection(("127.0.0.1", server.port), timeout=5).close()
-        assert server.pid in _running_in_group(server.pid)
+        assert server.pid in running_in_group(server.pid)
         1 / 0
     # nothing of the server's process group runs any more (not "the port refuses": under xdist another
     # worker's server may be given the same port a moment later; exited children may stay zombies
     # until init reaps them)
-    assert _running_in_group(server.pid) == []
-
-
-def _running_in_group(pgid):
-    """Pids of live (not zombie) processes in process group ``pgid``, from /proc."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open("/proc/%s/stat" % entry) as fh:
-                    fields = fh.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if fields[0] != "Z" and int(fields[2]) == pgid:
-                found.append(int(entry))
-    return found
+    assert running_in_group(server.pid) == []
