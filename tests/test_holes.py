@@ -131,7 +131,11 @@ def test_a_project_installed_before_its_first_remote_follows_any_remote_added_la
     repo.run("merge", "-q", "--ff-only", "evil/main")
     assert repo.rev("main") == repo.rev("local")  # the hole: local work on main
     repo.run("reset", "-q", "--keep", "HEAD~1")
-    repo.agentguard("install")  # records evil as the remote main follows: only from now on is it pinned
+    # an agent cannot pin the remotes it added: recording them the first time is a person's decision
+    proc = subprocess.run([os.path.join(repo.path, ".git", "agentguard", "check"), "--json", "agentguard install"],
+                          cwd=repo.path, env=repo.env, capture_output=True, text=True)
+    assert proc.returncode == 1 and '"remote-config"' in proc.stdout, proc.stdout
+    repo.agentguard("install")  # a person records evil as the remote main follows: only now is it pinned
     other = str(tmp_path / "other.git")
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", other], env=repo.env, check=True)
     repo.run("switch", "-q", "local")

@@ -524,6 +524,9 @@ class Analyser:
             if state.remotes_touched or (repo is not None and any(not repo.follows(r) for r in repo.remote_names())):
                 raise Block("remote-config", "agentguard install, which would record remotes that changed "
                             "since the last install")
+            if repo is not None and repo.installed and repo.policy.remotes is None and repo.remote_names():
+                raise Block("remote-config", "agentguard install, which would record for the first time which "
+                            "remotes protected branches follow (a person's decision)")
 
     def mutator(self, name, args, state):
         texts = [a.text for a in args]
