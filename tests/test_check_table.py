@@ -285,6 +285,8 @@ TABLE = [
     ("cd .git/hooks && rm *", B, "guard-files"),
     ("rm .git/hooks/*", B, "guard-files"),
     ("find .git -name '*.sample' -delete", B, "guard-files"),
+    ("find . -name '*.pyc' -delete", A, None),  # housekeeping: the runtime's caches are no loss
+    ("find . -name 'pre-push' -delete", B, "guard-files"),
     ("rm -rf linkdir/pre-push", B, "guard-files"),
     ("python3 -c \"import os; os.remove('.git/hooks/pre-push')\"", B, "guard-files"),
     ("node -e \"require('fs').unlinkSync('.git/hooks/pre-push')\"", B, "guard-files"),

@@ -578,10 +578,11 @@ class Analyser:
             path = real(os.path.join(state.cwd, os.path.expanduser(start)))
             repo = self.repo_at(path) or self.repo_at(state.cwd)
             if repo is None:
-                continue
+                return False  # judged by the path alone, as every other deletion
             guarded = repo.guarded
             roots = list(guarded.paths) + [os.path.join(d, n) for d, pat in guarded.patterns if os.path.isdir(d)
                                            for n in sorted(os.listdir(d)) if findexpr.fnmatch.fnmatchcase(n, pat)]
+            roots += sorted(self.user_configs())  # the git config files that can switch hooks off
             cache = os.path.join(repo.common_dir, "agentguard")
             hit = findexpr.guarded_match(roots, path, patterns, lambda p: bytecode_cache(p, cache))
             if hit:
