@@ -10,10 +10,10 @@ guard is blocked.
 import os
 import re
 
-from . import findexpr, gitrules
+from . import constructs, findexpr, gitrules
 from .gitrules import READ_ONLY_GIT
 from .repoview import RepoView
-from .shellparse import DYN, RESERVED, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
+from .shellparse import DYN, RESERVED, FuncDef, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
 from ..bypass import env_skips_hooks
 from ..guardpaths import bytecode_cache, inside, real
 from ..rules import Block
@@ -22,7 +22,7 @@ from ..rules import Block
 INVOLVES = re.compile(r"\bgit\b|\bgit-|\.git\b|hookspath|agentguard|\.pi[/\\]|\.hermes|\.gptme|gptme\.toml|"
                       r"packed-refs|refs/heads|husky|pre-commit|update-ref|\.claude|\.codex|\.gemini|"
                       r"\.opencode|opencode\.json|\.github[/\\](hooks|copilot)|\.copilot|disableAllHooks", re.I)
-SKIP_WHOLE = {"for", "select", "function", "case", "esac"}
+SKIP_WHOLE = {"for", "select", "case", "esac"}
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "yash"}
 INTERPRETERS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
                 "nodejs": ("-e", "--eval", "-p", "--print"), "php": ("-r",), "deno": ("eval",), "bun": ("-e", "--eval"),
@@ -107,12 +107,16 @@ class Analyser:
         self._guard = _UNSET
         self.launcher_home = launcher_home
         self.start = None  # the directory the command starts in
+        self.defined = constructs.Defined()
 
     # -- entry points ------------------------------------------------------------------------
     def check_command(self, command, cwd):
         """Raise Block, or return None when the command may run."""
         self.start = os.path.realpath(cwd)
-        self.check_text(command, State(self.start, self), "command")
+        self.defined.text = command
+        state = State(self.start, self)
+        self.check_text(command, state, "command")
+        constructs.at_exit(self, state)
 
     def check_write(self, path, cwd):
         self.start = os.path.realpath(cwd)
@@ -211,7 +215,7 @@ class Analyser:
         try:
             tree = parse(text)
         except ParseError as exc:
-            if INVOLVES.search(text):
+            if constructs.could_involve(text):
                 raise Block("unanalysable", "%s: %s" % (origin, exc))
             return
         inner = state.copy()
@@ -238,6 +242,8 @@ class Analyser:
             self.walk(node.body, state.copy())
         elif isinstance(node, Simple):
             self.simple(node, state, piped)
+        elif isinstance(node, FuncDef):
+            constructs.define(self, node, state)
 
     # -- one simple command -------------------------------------------------------------------
     def simple(self, cmd, state, piped):
@@ -254,7 +260,8 @@ class Analyser:
         if words and words[0].text in SKIP_WHOLE and not words[0].quoted:
             return
         while words and words[0].text in RESERVED and not words[0].quoted:
-            words.pop(0)
+            if words.pop(0).text == "time":
+                words = constructs.after_time(words)
             while words and not words[0].quoted and is_assignment(words[0].text):  # `{ x=$(...); }`
                 name, _, value = words.pop(0).text.partition("=")
                 self.env_rule(name, value, state)
@@ -263,10 +270,7 @@ class Analyser:
             return
         head = words[0]
         if DYN in head.text:
-            looks_git = len(words) > 1 and words[1].text in gitrules.BUILTINS
-            if looks_git or INVOLVES.search(_text_of(cmd)):
-                raise Block("unanalysable", "a variable or $(...) in command position")
-            return
+            return constructs.dynamic_head(self, cmd, words, state)
         name = os.path.basename(head.text)
         state.stdin_text = cmd.heredocs[-1] if cmd.heredocs else _literal_output(piped, state)
         unseen = _text_of(piped) if piped is not None else ""
@@ -275,8 +279,9 @@ class Analyser:
             if found is not None:
                 text, whole = found
                 state.stdin_text, unseen = (text, unseen) if whole else (None, text)
-        state.piped = INVOLVES.search(unseen) is not None
-        self.dispatch(name, words, state, piped)
+        state.piped = INVOLVES.search(unseen) is not None or constructs.unknown_input(self, cmd, piped, state)
+        if not constructs.dispatch(self, name, words, state, piped):
+            self.dispatch(name, words, state, piped)
 
     def dispatch(self, name, words, state, piped):
         base = re.sub(r"[0-9.]+$", "", name)
@@ -296,7 +301,7 @@ class Analyser:
             if DYN in text:
                 if INVOLVES.search(text):
                     raise Block("unanalysable", "eval of a variable")
-                return
+                return constructs.computed(self, words[1:], "eval of text only known when it runs")
             self.check_text(text, state, "eval")
         elif name in ("source", "."):
             self.run_file(words[1:2], state, "source")
@@ -415,7 +420,7 @@ class Analyser:
                 if DYN in script.text:
                     if INVOLVES.search(script.text):
                         raise Block("unanalysable", "sh -c with a variable")
-                    return
+                    return constructs.computed(self, [script], "sh -c of text only known when it runs")
                 self.check_text(script.text, state, "sh -c")
                 return
             if t in ("-o", "+o", "--rcfile", "--init-file"):
@@ -440,7 +445,8 @@ class Analyser:
         if DYN in args[0].text:
             if INVOLVES.search(args[0].text):
                 raise Block("unanalysable", "%s named by a variable" % origin)
-            return
+            return constructs.computed(self, args[:1], "%s only known when it runs" % origin)
+        constructs.program_file(self, state, args[0].text, origin)
         code = _whole_program(_read_program(state.cwd, args[0].text), origin)
         if code is not None:
             self.check_text(code, state, origin)
@@ -480,6 +486,7 @@ class Analyser:
                 if INVOLVES.search(script.text):
                     raise Block("unanalysable", "a program named by a variable")
                 return
+            constructs.program_file(self, state, script.text, "a %s program" % base)
             found = _read_program(state.cwd, script.text)
         elif state.stdin_text is not None:
             found = (state.stdin_text, len(state.stdin_text) <= MAX_PROGRAM)
@@ -765,11 +772,8 @@ def _literal_output(node, state):
         if node.heredocs:
             return node.heredocs[-1]
         if args and state.cwd:
-            try:
-                with open(os.path.join(state.cwd, args[0].text), "rb") as fh:
-                    return fh.read(64 * 1024).decode("utf-8", "replace")
-            except OSError:
-                return None
+            data = constructs.read_regular(os.path.join(state.cwd, args[0].text), 64 * 1024)
+            return None if data is None else data.decode("utf-8", "replace")
     return None
 
 
@@ -778,10 +782,8 @@ def _read_program(cwd, path):
     None when it cannot be read."""
     if cwd is None:
         return None
-    try:
-        with open(os.path.join(cwd, os.path.expanduser(path)), "rb") as fh:
-            data = fh.read(MAX_PROGRAM + 1)
-    except OSError:
+    data = constructs.read_regular(os.path.join(cwd, os.path.expanduser(path)), MAX_PROGRAM + 1)
+    if data is None:
         return None
     return data[:MAX_PROGRAM].decode("utf-8", "replace"), len(data) <= MAX_PROGRAM
 

@@ -224,12 +224,18 @@ def _payload_cwd(payload):
 
 
 def _fallback(harness, data, why):
-    """The block for a call that could not be decided, when it involves git or the guard's files."""
+    """The block for a call that could not be decided (a timeout, a bug), when it could involve git or the
+    guard's files: each command it runs read as broadly as a command that cannot be parsed (quotes taken
+    out, a command name only known when it runs), each file it writes by its path."""
     from .analyse import INVOLVES
+    from .constructs import could_involve, names_git
     from ..rules import Block
-    if INVOLVES.search(call_text(harness, data)):
-        return Block("guard-error", why)
-    return None
+    try:
+        found = subjects(PROTOCOLS[harness], json.loads(data.decode("utf-8")))
+        risky = any(could_involve(text) if kind == "command" else INVOLVES.search(text) for kind, text, _ in found)
+    except Exception:  # not the payload a harness sends (or cut short): all of it, as text
+        risky = names_git(call_text(harness, data))
+    return Block("guard-error", why) if risky else None
 
 
 def main(harness, stdin=None, out=None, err=None):

@@ -66,6 +66,15 @@ class Subshell:
         self.body = body
 
 
+class FuncDef:
+    """``name() { body; }``, ``function name { body; }``: ``body`` (a Seq, or a Subshell) runs when
+    ``name`` is called."""
+
+    def __init__(self, name, body):
+        self.name = name
+        self.body = body
+
+
 class Seq:
     """``items``: [(operator before it or None, node)]."""
 
@@ -100,10 +109,11 @@ class _Parser:
         self.pos = 0
         self.depth = depth
         self.pending_heredocs = []  # (delimiter, strip_tabs, strip_quotes, Simple)
+        self.braces = 0  # `{` opened inside a function body being read (its `}` is not the body's)
 
     # -- lists -------------------------------------------------------------------------------
     def parse_list(self, end):
-        items = []
+        items: list = []
         op = None
         while True:
             self.skip_blanks()
@@ -111,7 +121,13 @@ class _Parser:
                 break
             c = self.s[self.pos]
             if end and c == end:
-                break
+                if end != "}" or not self.braces:
+                    break
+                self.braces -= 1  # the `}` of a `{` inside a function body: a command of its own
+                self.pos += 1
+                items.append((op, _reserved("}")))
+                op = None
+                continue
             if c == "#":
                 self.skip_comment()
                 continue
@@ -128,6 +144,8 @@ class _Parser:
             if self.pos == before:
                 raise ParseError("unexpected %r" % self.s[self.pos])
             items.append((op, node))
+            if end == "}":
+                self.braces += _braces_opened(node)
             self.skip_blanks()
             op = None
             for candidate in ("&&", "||", "&"):
@@ -177,6 +195,14 @@ class _Parser:
             return simple
         if self.s.startswith("(", self.pos):
             return self.parse_subshell()
+        if self.s.startswith("function", self.pos) and self.s[self.pos + 8:self.pos + 9] in (" ", "\t"):
+            self.pos += 8
+            self.skip_blanks()
+            name = self.read_word()
+            self.skip_blanks()
+            if self.s.startswith("(", self.pos):
+                self.function_parens()
+            return FuncDef(name.text, self.function_body())
         simple = Simple()
         while True:
             self.skip_blanks()
@@ -198,8 +224,15 @@ class _Parser:
                     return self.parse_command(end)  # `{ (cd x && ...); }`, `if (...)`, `! (...)`
                 if simple.words and simple.words[-1].text.endswith("="):
                     raise ParseError("array assignment")
-                if simple.words:  # `name() {` function definition, or a stray paren
-                    raise ParseError("function definitions are not analysed")
+                plain = not simple.assigns and not simple.redirects and not any(
+                    w.quoted or w.dynamic for w in simple.words)
+                if plain and [w.text for w in simple.words][:1] == ["coproc"] and len(simple.words) <= 2:
+                    return self.parse_subshell()  # `coproc [NAME] ( ... )`: runs it, in the background
+                if plain and len(simple.words) == 1:  # `name() { ...; }`
+                    self.function_parens()
+                    return FuncDef(simple.words[0].text, self.function_body())
+                if simple.words:
+                    raise ParseError("a stray (")
                 raise ParseError("unexpected (")
             word = self.read_word()
             if not simple.words and is_assignment(word.text) and (
@@ -220,6 +253,30 @@ class _Parser:
         node = Subshell(body)
         self.parse_trailing_redirects(Simple())
         return node
+
+    def function_parens(self):
+        self.pos += 1
+        self.skip_blanks()
+        if not self.s.startswith(")", self.pos):
+            raise ParseError("a stray (")
+        self.pos += 1
+
+    def function_body(self):
+        """A function's body: ``{ list; }`` or ``( list )`` (any other compound command is not read)."""
+        self.skip_newlines()
+        if self.s.startswith("(", self.pos):
+            return self.parse_subshell()
+        if not self.s.startswith("{", self.pos) or self.s[self.pos + 1:self.pos + 2] not in (" ", "\t", "\n"):
+            raise ParseError("a function body that is not { ...; } or ( ... )")
+        self.pos += 1
+        sub = _Parser(self.s, self.depth + 1)
+        sub.pos = self.pos
+        body = sub.parse_list(end="}")
+        if not self.s.startswith("}", sub.pos):
+            raise ParseError("unclosed {")
+        self.pos = sub.pos + 1
+        self.parse_trailing_redirects(Simple())
+        return body
 
     def parse_trailing_redirects(self, simple):
         while True:
@@ -473,6 +530,25 @@ def is_assignment(text):
         all(c.isalnum() or c == "_" for c in name)
 
 
+def _reserved(text):
+    simple = Simple()
+    word = Word()
+    word.text = text
+    simple.words.append(word)
+    return simple
+
+
+def _braces_opened(node):
+    """How many `{` open at the start of ``node`` (``{ a``, ``if x; then { b``) in the flat reading."""
+    first = node.cmds[0] if isinstance(node, Pipeline) else node
+    count = 0
+    for w in first.words if isinstance(first, Simple) else ():
+        if w.quoted or w.text not in RESERVED:
+            break
+        count += w.text == "{"
+    return count
+
+
 def _value_word(word):
     value = Word()
     value.text = word.text.split("=", 1)[1]
@@ -491,7 +567,7 @@ def iter_simple(node):
     elif isinstance(node, Pipeline):
         for cmd in node.cmds:
             yield from iter_simple(cmd)
-    elif isinstance(node, Subshell):
+    elif isinstance(node, (Subshell, FuncDef)):
         yield from iter_simple(node.body)
     elif isinstance(node, Seq):
         for _, item in node.items:

@@ -1,0 +1,322 @@
+"""The shell constructs that run commands outside a plain command line, for the analyser: function
+definitions and their calls, ``trap``, ``time -p``, ``coproc``, aliases, and text or command names
+only known when the command runs (``eval "$X"``, ``$(...)`` in command position, ``| sh``).
+
+And what "could involve git or the guard" means for text the analyser cannot read (a parse error, a
+timeout): the text with its quotes, backslashes and expansions taken out names git or the guard's
+files, or one of its command names is not known before it runs.
+"""
+import os
+import re
+import stat
+
+from .shellparse import DYN, RESERVED, Simple, iter_simple
+from ..rules import Block
+
+# Besides analyse.INVOLVES: git's own programs and plumbing that write refs.
+PLUMBING = re.compile(r"send-pack|receive-pack|upload-pack|fetch-pack|update-ref|symbolic-ref|hooks", re.I)
+# Programs that print text made from their arguments or input: what they print, executed, is unknown code.
+TEXT_MAKERS = {"echo", "printf", "base64", "base32", "basenc", "xxd", "od", "rev", "tr", "sed", "awk", "gawk", "mawk",
+               "nawk", "cut", "cat", "tac", "zcat", "gzip", "gunzip", "bzcat", "bzip2", "xz", "xzcat", "unxz", "zstd",
+               "zstdcat", "openssl", "uudecode", "iconv", "perl", "python", "python3", "ruby", "node", "nodejs",
+               "php", "lua", "head", "tail", "printenv", "paste", "jq", "yq", "dd", "strings", "sort", "fold",
+               "envsubst", "m4", "cpp", "sh", "bash", "dash", "zsh", "ksh", "eval", "xargs", "tee", "column",
+               "expand", "unexpand", "nl", "pr", "fmt", "split", "csplit", "join", "comm", "grep", "recode"}
+OPENERS = {"for", "select", "case", "function"}  # what follows these on a line is not a command name
+_EXPANSION = re.compile(r"\$(\{[^}]*\}|\([^)]*\)|[A-Za-z_][A-Za-z0-9_]*|[@*#?$!0-9-])")
+_ANSI = re.compile(r"\$'((?:[^'\\]|\\.)*)'", re.S)
+_SEPARATORS = set(";&|(){}\n`")
+
+
+class Defined:
+    """What the command line defines as it goes, for every later part of it (one per analysis)."""
+
+    def __init__(self):
+        self.text = ""  # the whole command line
+        self.functions = {}  # name -> [bodies]
+        self.aliases = {}  # name -> text
+        self.traps = []  # (text, origin) run when the shell exits
+        self.calling = set()  # functions being analysed (a recursive call is read once)
+
+
+# -- could this text involve git or the guard? -------------------------------------------------------
+def plain(text):
+    """``text`` with ``$'...'`` decoded and quotes and backslashes removed (``g''it``, ``g\\it`` are git)."""
+    from .shellparse import _Parser
+
+    def decode(match):
+        parser = _Parser(match.group(1) + "'", 0)
+        return parser.ansi_c()
+    return re.sub(r"['\"\\]", "", _ANSI.sub(decode, text))
+
+
+def could_involve(text):
+    """Whether ``text``, which cannot be analysed, could involve git or the guard: read broadly."""
+    return names_git(text) or any(_unresolved(word) for word in command_words(text))
+
+
+def names_git(text):
+    """Whether ``text``, its quotes, backslashes and expansions taken out, names git or the guard."""
+    from .analyse import INVOLVES
+    flat = plain(text)
+    return any(INVOLVES.search(variant) or PLUMBING.search(variant)
+               for variant in (flat, _EXPANSION.sub("", flat)))  # `g${X}it`: an empty variable runs git
+
+
+def _unresolved(word):
+    if word in ("[", "[[", "]]", "((", "))"):
+        return False
+    return "`" in word or _EXPANSION.search(word) is not None or any(c in word for c in "*?[") or \
+        (word.startswith("~") and "/" not in word)
+
+
+def command_words(text):
+    """The words in command position of ``text`` (quotes kept), read roughly: the first word of each
+    part between separators outside quotes, after assignments, redirections and reserved words."""
+    words, parts = [], _split(text)
+    for part in parts:
+        for word in _words(part):
+            bare = plain(word)
+            if bare in RESERVED or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", bare) or re.match(r"[0-9]*[<>]", word):
+                continue
+            if bare not in OPENERS:
+                words.append(word)
+            break
+    return words
+
+
+def _split(text):
+    parts, current, quote, i = [], [], None, 0
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == quote:
+                quote = None
+            elif c == "\\" and quote == '"':
+                current.append(c)
+                i += 1
+                c = text[i] if i < len(text) else ""
+        elif c in "'\"":
+            quote = c
+        elif c == "\\":
+            current.append(c)
+            i += 1
+            c = text[i] if i < len(text) else ""
+        elif c == "$" and text[i + 1:i + 2] in "({":  # an expansion stays in its word
+            current.append(c)
+            i += 1
+            c = text[i]
+            current.append(c)
+            i += 1
+            continue
+        elif c in _SEPARATORS:
+            parts.append("".join(current))
+            current = []
+            if c == "`":
+                current.append(c)  # `...` in command position: an unknown command name
+            i += 1
+            continue
+        current.append(c)
+        i += 1
+    parts.append("".join(current))
+    return parts
+
+
+def _words(part):
+    """The blank-separated words of ``part``, quotes kept and quoted blanks not splitting."""
+    out, current, quote = [], "", None
+    for c in part:
+        if quote:
+            quote = None if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c in " \t":
+            if current:
+                out.append(current)
+            current = ""
+            continue
+        current += c
+    if current:
+        out.append(current)
+    return out
+
+
+# -- text and names only known when the command runs ------------------------------------------------
+def makes_text(node):
+    """Whether ``node`` (a substitution, a pipe's producer) prints text made from its arguments or input."""
+    for cmd in iter_simple(node):
+        words = [w for w in cmd.words if w.quoted or w.text not in RESERVED]
+        name = os.path.basename(words[0].text) if words else ""
+        if DYN in name or name in TEXT_MAKERS or re.sub(r"[0-9.]+$", "", name) in TEXT_MAKERS:
+            return True
+    return False
+
+
+def computed(analyser, words, what):
+    """Code only known when the command runs (``eval "$X"``, ``sh -c "$(...)"``, ``trap "$X"``): refused
+    when the command line could involve git or the guard, or when a substitution makes it from text."""
+    subs = [sub for w in words for sub in w.subs]
+    if could_involve(analyser.defined.text) or any(makes_text(sub) for sub in subs):
+        raise Block("unanalysable", what)
+
+
+def dynamic_head(analyser, cmd, words, state):
+    """A command name only known when it runs (``$X args``, ``$(...)``): refused when it looks like git,
+    when the command line could involve git or the guard, or when its text is made from text; and
+    every function the command line defines could be what it calls."""
+    from .analyse import INVOLVES, _text_of
+    from .gitrules import BUILTINS
+    looks_git = len(words) > 1 and words[1].text in BUILTINS
+    if looks_git or INVOLVES.search(_text_of(cmd)):
+        raise Block("unanalysable", "a variable or $(...) in command position")
+    computed(analyser, words[:1], "a command name only known when it runs, in a command line that involves git")
+    for name in list(analyser.defined.functions):
+        call(analyser, name, state)
+
+
+def unknown_input(analyser, cmd, piped, state):
+    """Whether the command reads, on stdin, text it cannot know that could be code running git: from a
+    producer that makes text or in a command line that could involve git, or from a pipe, device or
+    socket named by ``<``."""
+    if piped is not None and (makes_text(piped) or could_involve(analyser.defined.text)):
+        return True
+    for op, target in cmd.redirects:
+        if op == "<" and DYN not in target.text and state.cwd is not None and \
+                special_file(os.path.join(state.cwd, os.path.expanduser(target.text))):
+            return True
+    return False
+
+
+def special_file(path):
+    """Whether ``path`` is there and is not a regular file (a pipe, device or socket: reading it could
+    block or give anything), /dev/null aside."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode) and os.path.realpath(path) != "/dev/null"
+
+
+def read_regular(path, limit):
+    """The first ``limit`` bytes of the regular file ``path``; None when it cannot be read or is a pipe,
+    device or socket (opened without waiting: a pipe with no writer would block the check for ever)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks, size = [], 0
+        while size < limit:
+            chunk = os.read(fd, limit - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def program_file(analyser, state, name, origin):
+    """A program a shell or interpreter runs from the file ``name``: refused when it is a pipe, device or
+    socket, or when this command line writes it first (its text is not there yet to read) and could
+    involve git or the guard."""
+    if state.cwd is None:
+        return
+    path = os.path.join(state.cwd, os.path.expanduser(name))
+    if special_file(path):
+        raise Block("unanalysable", "%s read from a pipe, device or socket" % origin)
+    if os.path.realpath(path) in state.written and could_involve(analyser.defined.text):
+        raise Block("unanalysable", "%s this command line writes before it runs it" % origin)
+
+
+# -- functions, aliases, trap, coproc, time -----------------------------------------------------------
+def define(analyser, node, state):
+    """``name() { body; }``: the body may run (read now, on a copy) and runs again at each call."""
+    analyser.defined.functions.setdefault(node.name, []).append(node.body)
+    analyser.walk(node.body, state.copy())
+
+
+def call(analyser, name, state):
+    """A call of a function this command line defined: its bodies, in the caller's shell."""
+    if name in analyser.defined.calling:
+        return
+    analyser.defined.calling.add(name)
+    try:
+        for body in analyser.defined.functions.get(name, ()):
+            analyser.walk(body, state)
+    finally:
+        analyser.defined.calling.discard(name)
+
+
+def after_time(words):
+    """The words after the reserved word ``time``: its ``-p`` is not the command."""
+    while words and not words[0].quoted and words[0].text in ("-p", "--"):
+        words = words[1:]
+    return words
+
+
+def dispatch(analyser, name, words, state, piped):
+    """The constructs of this module for the command ``words`` (named ``name``); True when it is one of
+    them and nothing else is to be done with it."""
+    head = words[0]
+    if not head.quoted and head.text in analyser.defined.aliases:
+        text = analyser.defined.aliases[head.text]
+        analyser.check_text(" ".join([text] + [_requote(w) for w in words[1:]]), state, "alias %s" % head.text)
+        return True
+    if name in analyser.defined.functions:
+        call(analyser, name, state)  # and as a program too: `command NAME` skips the function
+    if name == "alias":
+        for w in words[1:]:
+            key, sep, value = w.text.partition("=")
+            if not sep or w.text.startswith("-"):
+                continue
+            if DYN in value:
+                computed(analyser, [w], "an alias whose text is only known when it runs")
+                value = value.replace(DYN, "$_")
+            analyser.defined.aliases[key] = value
+            analyser.check_text(value, state.copy(), "alias")
+        return True
+    if name == "trap":
+        args = words[1:]
+        if args and args[0].text == "--":
+            args = args[1:]
+        if not args or args[0].text in ("-", "-p", "-l", "-P"):
+            return True
+        if DYN in args[0].text:
+            computed(analyser, args[:1], "a trap whose command is only known when it runs")
+            return True
+        analyser.defined.traps.append(args[0].text)
+        analyser.check_text(args[0].text, state.copy(), "trap")
+        return True
+    if name == "coproc":
+        rest = words[1:]
+        if len(rest) > 1 and rest[1].text == "{" and not rest[1].quoted:  # coproc NAME { ...; }
+            rest = rest[1:]
+        while rest and rest[0].text in RESERVED and not rest[0].quoted:
+            rest = rest[1:]
+        rest = analyser.unwrap(rest, state)
+        if rest and DYN in rest[0].text:
+            cmd = Simple()
+            cmd.words = rest
+            dynamic_head(analyser, cmd, rest, state)
+        elif rest:
+            analyser.dispatch(os.path.basename(rest[0].text), rest, state.copy(), piped)
+        return True
+    return False
+
+
+def at_exit(analyser, state):
+    """The traps the command line set run when its shell exits, in the state it ends in."""
+    for text in analyser.defined.traps:
+        analyser.check_text(text, state, "trap")
+
+
+def _requote(word):
+    """``word`` as shell text again (an unknown part stays unknown: ``"$_"``)."""
+    parts = word.text.split(DYN)
+    return '"$_"'.join("'" + p.replace("'", "'\\''") + "'" for p in parts)
