@@ -49,6 +49,9 @@ CONSTRUCTS = [
     "eval \"$(echo {B64} | base64 -d)\"",
     "case x in x) g''it send-pack {R} feat:main;; esac",
     "for i in 1; do g''it send-pack {R} feat:main; done",
+    "PS4='$(%s)'; set -x; true" % PUSH,
+    "sh /dev/fd/3 3<<<'g''it send-pack {R} feat:main'",
+    "python3 <(printf 'import os; os.system(\"g\"+\"it send-pack {R} feat:main\")')",
 ]
 # bash reads a whole line before it runs any of it, so an alias defined on that line is not yet in effect
 # there (refused all the same: another shell, or a harness that feeds commands one by one, may expand it)
@@ -64,6 +67,9 @@ NEIGHBOURS = [
     ("case x in x) echo hi > cased.txt;; esac", "cased.txt"),
     ("eval \"$CMD\"; touch evaled.txt", "evaled.txt"),
     ("cat > t.sh <<'EOF'\necho ran > script.txt\nEOF\nsh t.sh", "script.txt"),
+    ("shopt -s expand_aliases\nalias ls='ls -a'\nls > listed.txt", "listed.txt"),
+    ("python3 /dev/stdin <<'EOF'\nopen('py.txt', 'w').write('x')\nEOF", "py.txt"),
+    ("PS4='+ ' bash -xc 'touch traced.txt'", "traced.txt"),
 ]
 
 
@@ -132,6 +138,28 @@ def test_the_construct_is_refused_by_the_hook_claude_code_runs(guarded, template
     answer = json.loads(proc.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny", proc.stdout
     assert bare.rev("main") != repo.rev("feat")
+
+
+def test_a_file_bash_env_names_is_read_as_a_script(guarded):
+    """`BASH_ENV=FILE bash -c ...`: bash sources FILE first."""
+    repo, bare = guarded
+    with open(os.path.join(repo.path, "envfile.sh"), "w") as fh:
+        fh.write(PUSH.format(R=bare.path) + "\n")
+    text = "BASH_ENV=envfile.sh bash -c true"
+    assert check(repo, text)["decision"] == "block"
+    assert check(repo, "BASH_ENV=/dev/null bash -c true")["decision"] == "allow"
+    assert bare.rev("main") != repo.rev("feat")
+    run_as_claude_code(repo, text)
+    assert bare.rev("main") == repo.rev("feat")
+
+
+def test_function_calls_that_double_at_each_step_are_judged_in_bounded_time(guarded):
+    repo, _ = guarded
+    chain = "f0(){ ls; }; " + "".join("f%d(){ f%d; f%d; }; " % (i, i - 1, i - 1) for i in range(1, 40)) + "f39"
+    began = time.monotonic()
+    assert check(repo, chain)["decision"] == "allow"
+    assert check(repo, chain.replace("ls", "g''it send-pack x feat:main"))["decision"] == "block"
+    assert time.monotonic() - began < 10
 
 
 def test_a_fifo_the_check_would_read_does_not_hang_it(guarded):

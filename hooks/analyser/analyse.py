@@ -342,6 +342,8 @@ class Analyser:
                                             "--delimiter", "--max-args", "--max-procs", "--replace"})
                 if rest and INVOLVES.search(" ".join(w.text for w in rest)):
                     raise Block("unanalysable", "xargs feeds arguments we cannot see")
+                if rest and DYN in rest[0].text:
+                    constructs.computed(self, rest[:1], "xargs runs a command only known when it runs")
                 return []
             if name == "env":
                 rest = []
@@ -485,7 +487,7 @@ class Analyser:
             if DYN in script.text:
                 if INVOLVES.search(script.text):
                     raise Block("unanalysable", "a program named by a variable")
-                return
+                return constructs.computed(self, [script], "a program only known when it runs")
             constructs.program_file(self, state, script.text, "a %s program" % base)
             found = _read_program(state.cwd, script.text)
         elif state.stdin_text is not None:
@@ -697,6 +699,7 @@ class Analyser:
             (state.scoped if scoped else state.git_env)[name] = None if DYN in text else os.path.expanduser(text)
         if name.upper() in CONFIG_ENV or name.upper().startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_")):
             state.env[name] = None if DYN in text else os.path.expanduser(text)
+        constructs.code_variable(self, name, value, state)
 
 
 GUARD_TEXT = re.compile(r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)|hookspath|\.agentguard\.toml|"

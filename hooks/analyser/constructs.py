@@ -10,7 +10,7 @@ import os
 import re
 import stat
 
-from .shellparse import DYN, RESERVED, Simple, iter_simple
+from .shellparse import DYN, RESERVED, Simple, Word, iter_simple
 from ..rules import Block
 
 # Besides analyse.INVOLVES: git's own programs and plumbing that write refs.
@@ -23,6 +23,11 @@ TEXT_MAKERS = {"echo", "printf", "base64", "base32", "basenc", "xxd", "od", "rev
                "envsubst", "m4", "cpp", "sh", "bash", "dash", "zsh", "ksh", "eval", "xargs", "tee", "column",
                "expand", "unexpand", "nl", "pr", "fmt", "split", "csplit", "join", "comm", "grep", "recode"}
 OPENERS = {"for", "select", "case", "function"}  # what follows these on a line is not a command name
+# Variables whose value the shell runs: prompts (their `$(...)`: PS4 under `set -x`), PROMPT_COMMAND;
+# BASH_ENV and ENV name a file a starting shell sources.
+CODE_VARIABLES = {"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND"}
+SOURCED_VARIABLES = {"BASH_ENV", "ENV"}
+MAX_CALLS = 100  # function calls and alias expansions read again at the place they run, per analysis
 _EXPANSION = re.compile(r"\$(\{[^}]*\}|\([^)]*\)|[A-Za-z_][A-Za-z0-9_]*|[@*#?$!0-9-])")
 _ANSI = re.compile(r"\$'((?:[^'\\]|\\.)*)'", re.S)
 _SEPARATORS = set(";&|(){}\n`")
@@ -36,7 +41,8 @@ class Defined:
         self.functions = {}  # name -> [bodies]
         self.aliases = {}  # name -> text
         self.traps = []  # (text, origin) run when the shell exits
-        self.calling = set()  # functions being analysed (a recursive call is read once)
+        self.calling = set()  # functions and aliases being read (a recursive call is read once)
+        self.calls = 0  # how many were read again where they run (each body is read where it is defined)
 
 
 # -- could this text involve git or the guard? -------------------------------------------------------
@@ -154,15 +160,16 @@ def makes_text(node):
 
 def computed(analyser, words, what):
     """Code only known when the command runs (``eval "$X"``, ``sh -c "$(...)"``, ``trap "$X"``): refused
-    when the command line could involve git or the guard, or when a substitution makes it from text."""
+    when the command line names git or the guard (``names_git``: ``X='g''it push ...'; eval "$X"``), or
+    when a substitution makes it from text (``eval "$(echo ... | base64 -d)"``)."""
     subs = [sub for w in words for sub in w.subs]
-    if could_involve(analyser.defined.text) or any(makes_text(sub) for sub in subs):
+    if names_git(analyser.defined.text) or any(makes_text(sub) for sub in subs):
         raise Block("unanalysable", what)
 
 
 def dynamic_head(analyser, cmd, words, state):
     """A command name only known when it runs (``$X args``, ``$(...)``): refused when it looks like git,
-    when the command line could involve git or the guard, or when its text is made from text; and
+    when the command line names git or the guard, or when its text is made from text; and
     every function the command line defines could be what it calls."""
     from .analyse import INVOLVES, _text_of
     from .gitrules import BUILTINS
@@ -176,9 +183,9 @@ def dynamic_head(analyser, cmd, words, state):
 
 def unknown_input(analyser, cmd, piped, state):
     """Whether the command reads, on stdin, text it cannot know that could be code running git: from a
-    producer that makes text or in a command line that could involve git, or from a pipe, device or
+    producer that makes text or in a command line that names git, or from a pipe, device or
     socket named by ``<``."""
-    if piped is not None and (makes_text(piped) or could_involve(analyser.defined.text)):
+    if piped is not None and (makes_text(piped) or names_git(analyser.defined.text)):
         return True
     for op, target in cmd.redirects:
         if op == "<" and DYN not in target.text and state.cwd is not None and \
@@ -223,14 +230,19 @@ def read_regular(path, limit):
 
 def program_file(analyser, state, name, origin):
     """A program a shell or interpreter runs from the file ``name``: refused when it is a pipe, device or
-    socket, or when this command line writes it first (its text is not there yet to read) and could
-    involve git or the guard."""
+    socket, or when this command line writes it first (its text is not there yet to read) and names git
+    or the guard; one of /dev or /proc (``/dev/stdin``, ``/dev/fd/3 3<<<...``, whose text is the command
+    line's own) when the command line names git or the guard."""
     if state.cwd is None:
         return
     path = os.path.join(state.cwd, os.path.expanduser(name))
+    if path.startswith(("/dev/", "/proc/")) and os.path.realpath(path) != "/dev/null":
+        if names_git(analyser.defined.text):
+            raise Block("unanalysable", "%s read from %s" % (origin, name))
+        return
     if special_file(path):
         raise Block("unanalysable", "%s read from a pipe, device or socket" % origin)
-    if os.path.realpath(path) in state.written and could_involve(analyser.defined.text):
+    if os.path.realpath(path) in state.written and names_git(analyser.defined.text):
         raise Block("unanalysable", "%s this command line writes before it runs it" % origin)
 
 
@@ -242,10 +254,13 @@ def define(analyser, node, state):
 
 
 def call(analyser, name, state):
-    """A call of a function this command line defined: its bodies, in the caller's shell."""
-    if name in analyser.defined.calling:
+    """A call of a function this command line defined: its bodies, in the caller's shell (past
+    MAX_CALLS, only where they were defined: `f1(){ f0; f0; }; f2(){ f1; f1; }...` doubles at each step)."""
+    defined = analyser.defined
+    if name in defined.calling or defined.calls >= MAX_CALLS:
         return
-    analyser.defined.calling.add(name)
+    defined.calls += 1
+    defined.calling.add(name)
     try:
         for body in analyser.defined.functions.get(name, ()):
             analyser.walk(body, state)
@@ -263,10 +278,18 @@ def after_time(words):
 def dispatch(analyser, name, words, state, piped):
     """The constructs of this module for the command ``words`` (named ``name``); True when it is one of
     them and nothing else is to be done with it."""
-    head = words[0]
-    if not head.quoted and head.text in analyser.defined.aliases:
-        text = analyser.defined.aliases[head.text]
-        analyser.check_text(" ".join([text] + [_requote(w) for w in words[1:]]), state, "alias %s" % head.text)
+    head, defined = words[0], analyser.defined
+    key = ("alias", head.text)
+    if not head.quoted and head.text in defined.aliases and key not in defined.calling:
+        if defined.calls >= MAX_CALLS:  # read where it was defined; past this, not again
+            return True
+        defined.calls += 1
+        defined.calling.add(key)  # `alias ls='ls -la'`: the shell does not expand it again either
+        try:
+            text = " ".join([defined.aliases[head.text]] + [_requote(w) for w in words[1:]])
+            analyser.check_text(text, state, "alias %s" % head.text)
+        finally:
+            defined.calling.discard(key)
         return True
     if name in analyser.defined.functions:
         call(analyser, name, state)  # and as a program too: `command NAME` skips the function
@@ -308,6 +331,22 @@ def dispatch(analyser, name, words, state, piped):
             analyser.dispatch(os.path.basename(rest[0].text), rest, state.copy(), piped)
         return True
     return False
+
+
+def code_variable(analyser, name, value, state):
+    """An assignment to a variable whose value the shell runs (``PS4='$(...)'``, ``PROMPT_COMMAND``) or
+    sources (``BASH_ENV``, ``ENV``): that code is read as commands that run."""
+    text = value.text if hasattr(value, "text") else value
+    if name not in CODE_VARIABLES and name not in SOURCED_VARIABLES:
+        return
+    if DYN in text:
+        computed(analyser, [value] if hasattr(value, "subs") else [], "%s only known when it runs" % name)
+    elif name in SOURCED_VARIABLES:
+        word = Word()
+        word.text = text
+        analyser.run_file([word], state.copy(), name)
+    else:
+        analyser.check_text(text, state.copy(), name)
 
 
 def at_exit(analyser, state):
