@@ -73,10 +73,19 @@ NEIGHBOURS = [
 ]
 
 
+def remote(bare):
+    """The bare remote by a path that names nothing of git's (its own ends in `.git`, which the raw-text
+    pattern would have caught): a symbolic link `R` next to it."""
+    path = os.path.join(os.path.dirname(bare.path), "R")
+    if not os.path.islink(path):
+        os.symlink(bare.path, path)
+    return path
+
+
 def command(template, bare):
     import base64
-    push = PUSH.format(R=bare.path)
-    return template.replace("{R}", bare.path).replace("{B64}", base64.b64encode(push.encode()).decode())
+    push = PUSH.format(R=remote(bare))
+    return template.replace("{R}", remote(bare)).replace("{B64}", base64.b64encode(push.encode()).decode())
 
 
 def check(repo, text):
@@ -144,7 +153,7 @@ def test_a_file_bash_env_names_is_read_as_a_script(guarded):
     """`BASH_ENV=FILE bash -c ...`: bash sources FILE first."""
     repo, bare = guarded
     with open(os.path.join(repo.path, "envfile.sh"), "w") as fh:
-        fh.write(PUSH.format(R=bare.path) + "\n")
+        fh.write(PUSH.format(R=remote(bare)) + "\n")
     text = "BASH_ENV=envfile.sh bash -c true"
     assert check(repo, text)["decision"] == "block"
     assert check(repo, "BASH_ENV=/dev/null bash -c true")["decision"] == "allow"
@@ -190,7 +199,7 @@ def test_an_analysis_that_times_out_refuses_what_could_involve_git(guarded):
     push ran. Now a timeout refuses what, read as broadly as an unparsable command, could involve git."""
     repo, bare = guarded
     evil = stalling_repository(repo)
-    text = "timeout 1 git -C %s status; g''it send-pack %s feat:main" % (evil, bare.path)
+    text = "timeout 1 g''it -C %s status; g''it send-pack %s feat:main" % (evil, remote(bare))
     began = time.monotonic()
     proc = hook(repo, "claude", CALLS["claude"](text))
     assert time.monotonic() - began >= 9, "the analysis did not time out"
