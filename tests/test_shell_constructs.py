@@ -52,6 +52,7 @@ CONSTRUCTS = [
     "PS4='$(%s)'; set -x; true" % PUSH,
     "sh /dev/fd/3 3<<<'g''it send-pack {R} feat:main'",
     "python3 <(printf 'import os; os.system(\"g\"+\"it send-pack {R} feat:main\")')",
+    "printf '%s\\n' {B64} | base64 -d > cmds.txt; echo >> cmds.txt; while read -r l; do $l; done < cmds.txt",
 ]
 # bash reads a whole line before it runs any of it, so an alias defined on that line is not yet in effect
 # there (refused all the same: another shell, or a harness that feeds commands one by one, may expand it)
@@ -70,6 +71,7 @@ NEIGHBOURS = [
     ("shopt -s expand_aliases\nalias ls='ls -a'\nls > listed.txt", "listed.txt"),
     ("python3 /dev/stdin <<'EOF'\nopen('py.txt', 'w').write('x')\nEOF", "py.txt"),
     ("PS4='+ ' bash -xc 'touch traced.txt'", "traced.txt"),
+    ("while read -r f; do wc -l \"$f\"; done < <(ls *.txt) > read.txt", "read.txt"),
 ]
 
 

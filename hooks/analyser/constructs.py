@@ -27,6 +27,7 @@ OPENERS = {"for", "select", "case", "function"}  # what follows these on a line 
 # BASH_ENV and ENV name a file a starting shell sources.
 CODE_VARIABLES = {"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND"}
 SOURCED_VARIABLES = {"BASH_ENV", "ENV"}
+MAX_SCAN = 256 * 1024
 MAX_CALLS = 100  # function calls and alias expansions read again at the place they run, per analysis
 _EXPANSION = re.compile(r"\$(\{[^}]*\}|\([^)]*\)|[A-Za-z_][A-Za-z0-9_]*|[@*#?$!0-9-])")
 _ANSI = re.compile(r"\$'((?:[^'\\]|\\.)*)'", re.S)
@@ -43,6 +44,7 @@ class Defined:
         self.traps = []  # (text, origin) run when the shell exits
         self.calling = set()  # functions and aliases being read (a recursive call is read once)
         self.calls = 0  # how many were read again where they run (each body is read where it is defined)
+        self.reads = False  # it reads variables from input (`read`, `mapfile`): their values are unseen text
 
 
 # -- could this text involve git or the guard? -------------------------------------------------------
@@ -57,7 +59,10 @@ def plain(text):
 
 
 def could_involve(text):
-    """Whether ``text``, which cannot be analysed, could involve git or the guard: read broadly."""
+    """Whether ``text``, which cannot be analysed, could involve git or the guard: read broadly (past
+    MAX_SCAN characters, assumed: no command is that long, and reading it would outlast the check)."""
+    if len(text) > MAX_SCAN:
+        return True
     return names_git(text) or any(_unresolved(word) for word in command_words(text))
 
 
@@ -161,9 +166,10 @@ def makes_text(node):
 def computed(analyser, words, what):
     """Code only known when the command runs (``eval "$X"``, ``sh -c "$(...)"``, ``trap "$X"``): refused
     when the command line names git or the guard (``names_git``: ``X='g''it push ...'; eval "$X"``), or
-    when a substitution makes it from text (``eval "$(echo ... | base64 -d)"``)."""
+    when a substitution makes it from text (``eval "$(echo ... | base64 -d)"``), or when the command line
+    reads variables from input."""
     subs = [sub for w in words for sub in w.subs]
-    if names_git(analyser.defined.text) or any(makes_text(sub) for sub in subs):
+    if names_git(analyser.defined.text) or analyser.defined.reads or any(makes_text(sub) for sub in subs):
         raise Block("unanalysable", what)
 
 
@@ -291,6 +297,8 @@ def dispatch(analyser, name, words, state, piped):
         finally:
             defined.calling.discard(key)
         return True
+    if name in ("read", "mapfile", "readarray"):
+        defined.reads = True  # `while read -r l; do $l; done < cmds.txt` runs the file's lines
     if name in analyser.defined.functions:
         call(analyser, name, state)  # and as a program too: `command NAME` skips the function
     if name == "alias":
