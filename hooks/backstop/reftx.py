@@ -7,7 +7,7 @@ Only the ``prepared`` state can still abort a transaction, so that is where we d
 import os
 
 from .. import rules as R
-from . import fastforward, heldrefs
+from . import casefold, fastforward, heldrefs
 from .reflines import Malformed, is_oid, is_symref_value, is_zero, parse_reftx
 from ..gitmodel import lsremote, refnames, remotes
 from ..textsafe import safe
@@ -51,6 +51,9 @@ def _decide(state, policy, items, call, argv=None):
                                  "the line %r is not '<old> <new> <ref>'; refusing on doubt" % safe(item.text, 120),
                                  ["agentguard doctor        # check the installation and your git version"])
             continue
+        refusal = casefold.refusal(state, policy, item, _cmd(call))
+        if refusal:
+            return refusal
         kind = policy.classify(item.ref)
         if kind and kind[0] == "remote":
             refusal = _remote_tracking(state, item, kind, call)
