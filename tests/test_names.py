@@ -223,3 +223,72 @@ def test_a_case_variant_of_main_is_main_where_case_is_ignored(guarded):
                 ["update-ref", "refs/remotes/origin/MAIN", "feat"]):
         assert_refused_and_kept(repo.run(*cmd, check=False), repo, bare, before)
     ok(repo.run("branch", "mainline", "feat"))  # a name that only starts like main is not main
+
+
+@pytest.fixture
+def folded(tmp_path, env):
+    """A directory on a case-insensitive, case-preserving file system (tests/casefs.py over FUSE)."""
+    import shutil
+    import sys
+    import time
+    try:
+        import fuse  # noqa: F401
+    except (ImportError, OSError) as exc:  # fusepy raises OSError without libfuse
+        pytest.skip("no FUSE for a case-folding mount (fusepy and libfuse2: scripts/test.sh): %s" % exc)
+    if not os.path.exists("/dev/fuse") or not shutil.which("fusermount"):
+        pytest.skip("no FUSE on this machine (/dev/fuse, fusermount from Debian's fuse3)")
+    backing, mount = tmp_path / "backing", tmp_path / "folded"
+    backing.mkdir()
+    mount.mkdir()
+    casefs = os.path.join(os.path.dirname(__file__), "casefs.py")
+    proc = subprocess.Popen([sys.executable, casefs, str(backing), str(mount)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 20
+    while not os.path.ismount(str(mount)):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.skip("the case-folding FUSE mount did not start: %s" % proc.communicate()[1][-300:])
+        time.sleep(0.05)
+    try:
+        yield mount
+    finally:
+        subprocess.run(["fusermount", "-u", str(mount)], capture_output=True)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _folded_repo(folded, tmp_path, env, name, install):
+    from helpers import Git
+    bare = Git(str(tmp_path / (name + ".git")), env)
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", bare.path], env=env, check=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(folded / name)], env=env, check=True)
+    repo = Git(str(folded / name), env)
+    assert repo.run("config", "core.ignorecase").stdout.strip() == "true"  # git probed the file system
+    repo.commit("initial")
+    repo.run("remote", "add", "origin", bare.path)
+    repo.run("push", "-q", "-u", "origin", "main")
+    if install:
+        repo.agentguard("install")
+    repo.run("branch", "feat")
+    repo.run("switch", "-q", "feat")
+    repo.commit("feature work")
+    return repo, bare
+
+
+def test_on_a_case_folding_file_system_main_is_main_in_every_spelling(folded, tmp_path, env):
+    # the suspicion, shown: without agentguard, an update of MAIN moves main
+    plain, _ = _folded_repo(folded, tmp_path, env, "plain", install=False)
+    plain.run("update-ref", "refs/heads/MAIN", "feat")
+    assert plain.rev("refs/heads/main") == plain.rev("feat")
+    repo, bare = _folded_repo(folded, tmp_path, env, "work", install=True)
+    repo.run("config", "core.ignorecase", "false")  # a lie about the file system: the probe still sees it
+    before = state(repo, bare)
+    origin_main = repo.rev("refs/remotes/origin/main")
+    for cmd in (["update-ref", "refs/heads/MAIN", "feat"], ["branch", "-f", "Main", "feat"],
+                ["update-ref", "-d", "refs/heads/MAIN"], ["update-ref", "refs/remotes/origin/MAIN", "feat"]):
+        assert_refused_and_kept(repo.run(*cmd, check=False), repo, bare, before)
+    assert repo.rev("refs/remotes/origin/main") == origin_main
+    ok(repo.run("branch", "mainline", "feat"))
+    ok(repo.run("commit", "-q", "--allow-empty", "-m", "more work"))
