@@ -152,10 +152,11 @@ def test_a_first_push_still_writes_origin_main(make_repo):
 
 def test_a_clone_still_writes_its_tracking_refs(guarded, tmp_path, env):
     repo, bare = guarded
-    repo.agentguard("install", "--template", check=False)
-    proc = subprocess.run(["git", "clone", "-q", bare.path, str(tmp_path / "c")], env=env, capture_output=True,
-                          text=True)
+    repo.agentguard("install", "--template")
+    proc = subprocess.run(["git", "clone", "-q", bare.path, str(tmp_path / "c")], env=dict(env, GIT_TRACE="1"),
+                          capture_output=True, text=True)
     assert proc.returncode == 0 and "refused" not in proc.stderr, proc.stderr
+    assert "hooks/reference-transaction prepared" in proc.stderr  # the template's backstop judged it
     assert subprocess.run(["git", "-C", str(tmp_path / "c"), "rev-parse", "origin/main"], env=env,
                           capture_output=True, text=True).stdout.strip() == bare.rev("main")
 
@@ -252,7 +253,8 @@ def folded(tmp_path, env):
     try:
         yield mount
     finally:
-        subprocess.run(["fusermount", "-u", str(mount)], capture_output=True)
+        if subprocess.run(["fusermount", "-u", str(mount)], capture_output=True).returncode != 0:
+            subprocess.run(["fusermount", "-u", "-z", str(mount)], capture_output=True)  # still busy: detach
         try:
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
