@@ -195,7 +195,7 @@ def _readings(state, ref, kind):
     return found or [kind[1:]]
 
 
-def _reads_remote(state, call):
+def _reads_remote(call):
     """True when nothing on the command line makes the remote it names answer from elsewhere
     (``--upload-pack``, ``-c``/``GIT_CONFIG_*`` of ``remotes.SOURCE_KEYS``): the one test of "the
     source is really that remote" every rule below starts from."""
@@ -210,7 +210,7 @@ def _source_is_remote(state, call, remote, branch):
         # A clone writes its tracking refs into a repository that has no branch yet, in the same
         # run that makes main from the same advertisement: nothing there for them to unlock.
         return not state.has_branches()
-    if not _reads_remote(state, call) or not _configured_sources_only(state, remote, branch):
+    if not _reads_remote(call) or not _configured_sources_only(state, remote, branch):
         return False
     if call.cmd == "remote":
         return True
@@ -247,7 +247,7 @@ def _configured_sources_only(state, remote, branch):
 
 def _fetch_of_same_branch(state, call, branch):
     """`git fetch <remote> main:main`: the remote's own branch into the local one of that name."""
-    if call is None or call.cmd != "fetch" or not _reads_remote(state, call):
+    if call is None or call.cmd != "fetch" or not _reads_remote(call):
         return False
     words = call.words()
     if len(words) < 2 or not any(state.fetches_recorded(r) for r in remotes.resolve(words[0], state.remotes(),
