@@ -1,7 +1,9 @@
 """Which branches are protected: the one place that validates and matches branch patterns.
 
 A pattern is a shell-style glob over the branch name (``main``, ``release/*``); matching is
-case-sensitive and ``*`` also matches ``/`` (a broader match protects more, never less).
+case-sensitive (where the repository's file system ignores case, the backstop also refuses every
+other spelling: ``backstop/casefold.py``) and ``*`` also matches ``/`` (a broader match protects
+more, never less).
 Names that merely contain a protected name (``main-docs``, ``feature/main``) do not match.
 """
 import fnmatch
@@ -109,20 +111,26 @@ class Policy:
         self.source = source
         self.remotes = validate_remotes(remotes) or None
 
-    def is_protected(self, branch):
+    def is_protected(self, branch, fold=False):
+        """``fold``: in any letter case (what a file system that ignores case makes of a ref name)."""
+        if fold:
+            return any(fnmatch.fnmatchcase(branch.lower(), p.lower()) for p in self.branches)
         return any(fnmatch.fnmatchcase(branch, p) for p in self.branches)
 
-    def classify(self, ref):
-        """('local', branch), ('remote', remote, branch) or None for a full ref name."""
+    def classify(self, ref, fold=False):
+        """('local', branch), ('remote', remote, branch) or None for a full ref name (``fold``: its
+        letters in any case, ``refs/HEADS/Main`` too)."""
+        if fold:
+            ref = ref.lower()
         if ref.startswith("refs/heads/"):
             branch = ref[len("refs/heads/"):]
-            return ("local", branch) if branch and self.is_protected(branch) else None
+            return ("local", branch) if branch and self.is_protected(branch, fold) else None
         if ref.startswith("refs/remotes/"):
             rest = ref[len("refs/remotes/"):]
             pos = rest.find("/")
             while pos > 0:
                 branch = rest[pos + 1:]
-                if branch and branch != "HEAD" and self.is_protected(branch):
+                if branch and branch != ("head" if fold else "HEAD") and self.is_protected(branch, fold):
                     return ("remote", rest[:pos], branch)
                 pos = rest.find("/", pos + 1)
         return None

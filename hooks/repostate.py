@@ -74,14 +74,15 @@ class RepoState:
         return os.path.exists(os.path.join(self.common_dir, "packed-refs.lock"))
 
     def remote_tracking(self):
-        """[(ref, oid)] of every ref under refs/remotes/."""
+        """[(ref, oid)] of every plain ref under refs/remotes/ (a symbolic ref, such as
+        ``refs/remotes/origin/HEAD``, only points at another ref: it is never a counterpart)."""
         def read():
-            _, out = gitio.run(["for-each-ref", "--format=%(objectname) %(refname)", "refs/remotes/"],
+            _, out = gitio.run(["for-each-ref", "--format=%(objectname) %(refname) %(symref)", "refs/remotes/"],
                                cwd=self.cwd)
             pairs = []
             for line in out.decode("utf-8", "surrogateescape").splitlines():
-                oid, _, ref = line.partition(" ")
-                if is_oid(oid):
+                oid, ref, symref = (line.split(" ", 2) + ["", ""])[:3]
+                if is_oid(oid) and not symref:
                     pairs.append((ref, oid))
             return pairs
         return self._memo("remotes-refs", read)

@@ -34,15 +34,26 @@ def _dq(text):
     return "".join("\\" + c if c in '"$`\\' else c for c in text)
 
 
+def _letters_sh(text):
+    """``text`` as a case pattern that matches it in any letter case (``[mM]"-"``): on a file system
+    that ignores case, ``refs/heads/MAIN`` is main's file, and the runtime decides whether it is."""
+    return "".join("[%s%s]" % (c.lower(), c.upper()) if c.isalpha() else '"%s"' % _dq(c) for c in text)
+
+
+def _letters_ere(text):
+    return "".join("[%s%s]" % (c.lower(), c.upper()) if c.isalpha() else "\\" + c if c in _ERE_SPECIAL else c
+                   for c in text)
+
+
 def reftx_prefilter(policy):
     """case patterns, matched against one update line, that catch every line the runtime must
-    see (a superset is fine, never less)."""
+    see (a superset is fine, never less): protected names in any letter case."""
     alts = []
     for pattern in policy.branches:
-        prefix = _dq(literal_prefix(pattern))
-        exact = literal_prefix(pattern) == pattern
-        alts.append('*" refs/heads/%s"%s' % (prefix, "" if exact else "*"))
-        alts.append('*" refs/remotes/"*"/%s"%s' % (prefix, "" if exact else "*"))
+        prefix = literal_prefix(pattern)
+        tail = "" if prefix == pattern else "*"
+        alts.append('*" "%s%s' % (_letters_sh("refs/heads/" + prefix), tail))
+        alts.append('*" "%s*%s%s' % (_letters_sh("refs/remotes/"), _letters_sh("/" + prefix), tail))
     # any branch deletion: `git branch -M feat main` deletes feat before main is touched
     alts.append('*"%s refs/heads/"*' % _ZERO40)
     # a line that is not "<old> <new> <ref>" (git never sends one): let the runtime refuse on doubt
@@ -55,10 +66,10 @@ def reftx_ere(policy):
     """The same superset as one extended regular expression, for grep over a long transaction."""
     names = []
     for pattern in policy.branches:
-        prefix = "".join("\\" + c if c in _ERE_SPECIAL else c for c in literal_prefix(pattern))
-        names.append(prefix + ("" if literal_prefix(pattern) == pattern else ".*"))
+        names.append(_letters_ere(literal_prefix(pattern)) + ("" if literal_prefix(pattern) == pattern else ".*"))
     alt = "(%s)" % "|".join(names)
-    return sh_quote(" refs/heads/%s$| refs/remotes/.+/%s$|%s refs/heads/|^([^ ]* ){3}|^[^0-9a-f]" % (alt, alt, _ZERO40))
+    return sh_quote(" %s%s$| %s.+/%s$|%s refs/heads/|^([^ ]* ){3}|^[^0-9a-f]" % (
+        _letters_ere("refs/heads/"), alt, _letters_ere("refs/remotes/"), alt, _ZERO40))
 
 
 def head_prefilter(policy):

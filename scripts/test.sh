@@ -5,7 +5,8 @@
 #   .venv          agentguard with its test extras (pytest, hypothesis, pre-commit, ruff, mypy, mkdocs)
 #   apt: shellcheck and posh, when missing (tests/test_lint.py lints the hook scripts install writes;
 #        tests/test_platforms.py runs the backstop's tables under posh with /proc hidden, as root);
-#        openssh-server and lighttpd (tests/gitservers.py: real ssh and smart-HTTP servers on 127.0.0.1)
+#        openssh-server and lighttpd (tests/gitservers.py: real ssh and smart-HTTP servers on 127.0.0.1);
+#        fuse3 and libfuse2 (tests/casefs.py: a case-insensitive file system, as macOS and Windows have)
 #   .venv-hermes   hermes-agent from PyPI      .venv-gptme   gptme from PyPI
 #   .venv-precommit-min   pre-commit 3.2.0, the minimum .pre-commit-hooks.yaml declares
 #   tests/node     pi, husky and the five harness CLIs (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI) from npm
@@ -19,6 +20,9 @@ command -v posh >/dev/null 2>&1 || missing="$missing posh"
 # real servers for the push guard's transports (tests/gitservers.py): sshd, and lighttpd in front of git http-backend
 [ -x /usr/sbin/sshd ] || missing="$missing openssh-server"
 [ -x /usr/sbin/lighttpd ] || missing="$missing lighttpd"
+# a case-folding FUSE mount (tests/casefs.py with fusepy, which loads libfuse2; fusermount from fuse3)
+command -v fusermount >/dev/null 2>&1 || missing="$missing fuse3"
+ldconfig -p 2>/dev/null | grep -q 'libfuse\.so\.2 ' || missing="$missing libfuse2"
 if [ -n "$missing" ]; then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo="sudo"

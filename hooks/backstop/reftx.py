@@ -4,10 +4,12 @@ Only the ``prepared`` state can still abort a transaction, so that is where we d
 ``committed``/``aborted``/``preparing`` pass. Any other (future) state is decided like
 ``prepared``: refusing there costs nothing if git ignores it, and fails closed if it does not.
 """
+import os
+
 from .. import rules as R
-from . import fastforward, heldrefs
+from . import casefold, fastforward, heldrefs
 from .reflines import Malformed, is_oid, is_symref_value, is_zero, parse_reftx
-from ..gitmodel import refnames, remotes
+from ..gitmodel import lsremote, refnames, remotes
 from ..textsafe import safe
 
 PASS_STATES = ("committed", "aborted", "preparing")
@@ -49,8 +51,11 @@ def _decide(state, policy, items, call, argv=None):
                                  "the line %r is not '<old> <new> <ref>'; refusing on doubt" % safe(item.text, 120),
                                  ["agentguard doctor        # check the installation and your git version"])
             continue
+        refusal = casefold.refusal(state, policy, item, _cmd(call))
+        if refusal:
+            return refusal
         kind = policy.classify(item.ref)
-        if kind and kind[0] == "remote" and not is_symref_value(item.new):
+        if kind and kind[0] == "remote":
             refusal = _remote_tracking(state, item, kind, call)
             if refusal:
                 return refusal
@@ -132,12 +137,19 @@ def _local(state, item, branch, call, pending):
 
 def _remote_tracking(state, item, kind, call):
     _, remote, branch = kind
+    if is_symref_value(item.new) or not is_oid(item.new):
+        return R.Refusal("remote-tracking-forge", "turning remote-tracking ref '%s' into %s (%s)"
+                         % (safe(item.ref, 120), safe(item.new, 80), safe(_cmd(call), 40)),
+                         "it decides where '%s' may move, so it stays a plain ref that fetch writes" % safe(branch, 80),
+                         ["git fetch %s        # brings the remote's real %s" % (safe(remote, 60), safe(branch, 80))],
+                         [item])
     if is_zero(item.new) or item.new == state.current(item.ref):
         return None  # dropping or re-stating a remote-tracking ref unlocks nothing
     recorded = state.recorded_remotes()
     if recorded is not None and remote in recorded and not state.fetches_recorded(remote):
         return _moved_remote(remote, branch, recorded[remote], item, call)
-    if call is not None and call.cmd in REMOTE_WRITERS and _source_is_remote(state, call, remote, branch):
+    if call is not None and call.cmd in REMOTE_WRITERS and all(_source_is_remote(state, call, r, b)
+                                                              for r, b in _readings(state, item.ref, kind)):
         return None
     if call is None:
         # The command is unknown (no argv on this system): git itself says whether this is the
@@ -173,19 +185,42 @@ def _advertised(state, tracking, new):
                for name in state.remotes())
 
 
+def _readings(state, ref, kind):
+    """[(remote, branch)] ``ref`` (``refs/remotes/<remote>/<branch>``) is the tracking ref of, for each
+    configured remote whose name prefixes it (``refs/remotes/origin/feature/main`` is origin's
+    ``feature/main``, not the ``main`` of a remote ``origin/feature``), or the policy's reading ``kind``."""
+    rest = ref[len("refs/remotes/"):]
+    found = [(name, rest[len(name) + 1:]) for name in state.remotes() if rest.startswith(name + "/")
+             and len(rest) > len(name) + 1]
+    return found or [kind[1:]]
+
+
+def _reads_remote(call):
+    """True when nothing on the command line makes the remote it names answer from elsewhere
+    (``--upload-pack``, ``-c``/``GIT_CONFIG_*`` of ``remotes.SOURCE_KEYS``): the one test of "the
+    source is really that remote" every rule below starts from."""
+    return not remotes.swaps_source(call, os.environ)
+
+
 def _source_is_remote(state, call, remote, branch):
-    """True when a fetch/pull really reads ``branch`` of ``remote`` into its remote-tracking ref
-    (no spoofed source: another remote, another branch, a bare commit id, another upload-pack)."""
-    if call.cmd in ("push", "clone"):
-        return True
-    if not _configured_sources_only(state, remote, branch):
+    """True when a fetch/pull/push/clone/remote really writes ``branch`` of ``remote`` into its
+    remote-tracking ref (no spoofed source: another remote, another branch, a tag of that name, a
+    bare commit id, another upload-pack)."""
+    if call.cmd == "clone":
+        # A clone writes its tracking refs into a repository that has no branch yet, in the same
+        # run that makes main from the same advertisement: nothing there for them to unlock.
+        return not state.has_branches()
+    if not _reads_remote(call) or not _configured_sources_only(state, remote, branch):
         return False
     if call.cmd == "remote":
         return True
-    if call.has("--upload-pack") or any(k.startswith(("remote.", "url.")) for k, _ in call.config):
-        return False
     names = state.remotes()
     words = call.words()
+    if call.cmd == "push":
+        # git writes the tracking ref the pushed remote's fetch refspecs map the pushed ref to; only
+        # ``remote``'s own refs/heads/<branch> maps to this one (``_configured_sources_only``).
+        target = call.value("--repo") or (words[0] if words else None)
+        return target is None or remote in remotes.resolve(target, names, state.cwd)
     if call.has("--all", "--multiple") or (call.cmd == "fetch" and call.has("--stdin")):
         return not words or all(w in names for w in words)
     if not words:
@@ -195,8 +230,8 @@ def _source_is_remote(state, call, remote, branch):
     tracking = "refs/remotes/%s/%s" % (remote, branch)
     for text in words[1:]:
         for src in refnames.fetch_sources_of(refnames.Refspec(text), tracking):
-            if not refnames.names_branch(src, branch):
-                return False  # another branch, or a commit id (see docs/how-it-is-built.md: "CI checkouts")
+            if not lsremote.source_is_branch(state, words[0], src, branch):
+                return False  # another ref, or a commit id (see docs/how-it-is-built.md: "CI checkouts")
     return True
 
 
@@ -205,14 +240,14 @@ def _configured_sources_only(state, remote, branch):
     but that remote's own ``branch`` (``remote.origin.fetch=+refs/heads/feat:refs/remotes/origin/main``
     would, on a plain `git fetch`; so would another remote's)."""
     tracking = "refs/remotes/%s/%s" % (remote, branch)
-    return all(name == remote and refnames.names_branch(src, branch)
+    return all(name == remote and lsremote.source_is_branch(state, remote, src, branch)
                for name, specs in state.fetch_refspecs().items() for text in specs
                for src in refnames.fetch_sources_of(refnames.Refspec(text), tracking))
 
 
 def _fetch_of_same_branch(state, call, branch):
     """`git fetch <remote> main:main`: the remote's own branch into the local one of that name."""
-    if call is None or call.cmd != "fetch" or any(k.startswith(("remote.", "url.")) for k, _ in call.config):
+    if call is None or call.cmd != "fetch" or not _reads_remote(call):
         return False
     words = call.words()
     if len(words) < 2 or not any(state.fetches_recorded(r) for r in remotes.resolve(words[0], state.remotes(),
@@ -220,7 +255,7 @@ def _fetch_of_same_branch(state, call, branch):
         return False
     local = "refs/heads/" + branch
     sources = [src for text in words[1:] for src in refnames.fetch_sources_of(refnames.Refspec(text), local)]
-    return bool(sources) and all(refnames.names_branch(src, branch) for src in sources)
+    return bool(sources) and all(lsremote.source_is_branch(state, words[0], src, branch) for src in sources)
 
 
 def _rename_source(policy, item, call):

@@ -247,3 +247,66 @@ def git_dir_of(call):
         elif word.startswith("--git-dir="):
             found = word[len("--git-dir="):]
     return found
+
+
+def environment_config(environ):
+    """[(lower-cased key, value)] a command line put in the environment of git's children: git's own
+    ``GIT_CONFIG_PARAMETERS`` (sq-quoted ``'key'='value'``, or the older ``'key=value'``) and
+    ``GIT_CONFIG_COUNT`` with its ``GIT_CONFIG_KEY_<n>``/``GIT_CONFIG_VALUE_<n>``; None when
+    ``GIT_CONFIG_PARAMETERS`` is not as git writes it."""
+    found = _sq_words(environ.get("GIT_CONFIG_PARAMETERS", ""))
+    if found is None:
+        return None
+    count = environ.get("GIT_CONFIG_COUNT", "")
+    for i in range(int(count) if count.isdigit() else 0):
+        key = environ.get("GIT_CONFIG_KEY_%d" % i)
+        if key is not None:
+            found.append((key.strip().lower(), environ.get("GIT_CONFIG_VALUE_%d" % i)))
+    return found
+
+
+def _sq_step(text, i):
+    """One sq-quoted string at ``text[i]`` (git's ``sq_dequote_step``): (its value, the index after
+    it), or None."""
+    if i >= len(text) or text[i] != "'":
+        return None
+    out = []
+    i += 1
+    while True:
+        end = text.find("'", i)
+        if end < 0:
+            return None
+        out.append(text[i:end])
+        i = end + 1
+        if text[i:i + 3] in ("\\''", "\\!'"):
+            out.append(text[i + 1])
+            i += 3
+            continue
+        return "".join(out), i
+
+
+def _sq_words(text):
+    """[(key, value)] of ``GIT_CONFIG_PARAMETERS``, or None when it is not as git writes it."""
+    pairs = []
+    i = 0
+    while i < len(text):
+        if text[i].isspace():
+            i += 1
+            continue
+        step = _sq_step(text, i)
+        if step is None:
+            return None
+        key, i = step
+        if i < len(text) and text[i] == "=":
+            value = None
+            if i + 1 < len(text) and text[i + 1] == "'":
+                step = _sq_step(text, i + 1)
+                if step is None:
+                    return None
+                value, i = step
+            else:
+                i += 1
+            pairs.append((key.strip().lower(), value))
+        else:
+            pairs.append(config_pair(key))
+    return pairs

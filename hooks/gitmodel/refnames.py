@@ -60,6 +60,21 @@ def names_branch(name, branch):
     return "refs/heads/" + branch in candidates(name) if name else False
 
 
+def is_branch(name, branch):
+    """True when ``name`` is ``refs/heads/<branch>`` written out: the one spelling that means that
+    branch whatever else the other side has."""
+    return name == "refs/heads/" + branch
+
+
+def best_match(name, refs):
+    """The ref of ``refs`` (full names another side advertises) git picks for ``name`` (remote.c
+    ``find_ref_by_name_abbrev``: the earliest rule of ``REV_PARSE_RULES`` wins, so a tag ``main``
+    is picked before the branch ``main``), or None when none matches."""
+    names = set(refs)
+    rules = [name] if name.startswith("refs/") else [rule % name for rule in REV_PARSE_RULES]
+    return next((ref for ref in rules if ref in names), None)
+
+
 def is_object_id(name):
     """A full or abbreviated object id (what CI checkouts fetch: ``+<sha>:refs/remotes/origin/main``)."""
     return bool(_ABBREV_OID.match(name))

@@ -70,3 +70,21 @@ def clone_dir(url, bare=False, bundle=False):
     # sequences of control characters and whitespace become one space, none at either end
     name = re.sub(r"[\x00-\x20\x7f]+", " ", name).strip(" ")
     return name or None
+
+
+# Config that makes `git fetch <remote>` (or a push's tracking update) read another place, another
+# program or another refspec at the same name: from a command line (``-c``, ``GIT_CONFIG_*``) it is doubt.
+SOURCE_KEYS = ("remote.", "url.", "core.sshcommand", "core.gitproxy")
+
+
+def swaps_source(call, environ=None):
+    """True when the call (a GitCall) or the configuration a command line put in the environment
+    (``environ``: a hook's, which git fills from ``-c`` and ``GIT_CONFIG_*``; None: argv only) may
+    make the remote it names answer from somewhere else: ``--upload-pack``, or ``SOURCE_KEYS``."""
+    from .cli import environment_config
+    if call.has("--upload-pack"):
+        return True
+    from_env = environment_config(environ) if environ is not None else []
+    if from_env is None:
+        return True  # a GIT_CONFIG_PARAMETERS git would not write: doubt
+    return any(key.startswith(SOURCE_KEYS) for key, _ in list(call.config) + from_env)

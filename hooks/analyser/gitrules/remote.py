@@ -2,7 +2,7 @@
 remote branches a push updates. Refspecs are read with the shared ``gitmodel.refnames``, so the
 analyser expands ``remotes/origin/main`` exactly as git and the backstop do."""
 from ... import gitio
-from ...gitmodel import refnames, remotes
+from ...gitmodel import lsremote, refnames, remotes
 from ...rules import Block
 from ..repoview import UNKNOWN
 from ..shellparse import DYN
@@ -14,6 +14,8 @@ def fetch(call, ctx):
     if len(words) < 2 or call.has("--multiple"):
         return
     sources = remotes.resolve(words[0], repo.remote_urls(), ctx.state.cwd) if DYN not in words[0] else []
+    if remotes.swaps_source(call):
+        sources = []  # `--upload-pack`, `-c remote.*`: the remote named is not what answers
     for text in words[1:]:
         spec = refnames.Refspec(text)
         if spec.negative or spec.dst is None or spec.dst == "":
@@ -25,7 +27,7 @@ def fetch(call, ctx):
             if not kind:
                 continue
             src = refnames.fetch_sources_of(spec, ref)
-            same = bool(src) and refnames.names_branch(src[0], kind[-1])
+            same = bool(src) and bool(sources) and lsremote.source_is_branch(repo.state, words[0], src[0], kind[-1])
             if kind[0] == "local" and not (same and sources):
                 raise Block("protected-move", kind[1])
             if kind[0] == "remote" and not (same and kind[1] in sources):
