@@ -170,6 +170,22 @@ def test_hermes_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_tol
     assert os.path.exists(sentinel(repo, "ran.txt"))
 
 
+def test_the_python_client_fallback_sees_through_quotes(guarded):
+    """client._fallback (Hermes and gptme, the runtime copy gone): a word hidden from the pattern by
+    quotes or backslashes, or spelt by ANSI-C quoting, is blocked; an ordinary command is not (#26)."""
+    import importlib.util
+
+    repo, _ = guarded
+    path = os.path.join(repo.path, ".hermes", "plugins", "agentguard", "client.py")
+    spec = importlib.util.spec_from_file_location("agentguard_hermes_client_fallback", path)
+    client = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(client)
+    for command in ("g''it push origin HEAD:main", 'g\\it push', "$'\\x67it' push", "git push"):
+        assert client._fallback(command, "gone")[0], command
+    for command in ("ls -la", "echo \"it's done\"", ""):
+        assert client._fallback(command, "gone") == (False, ""), command
+
+
 def test_the_python_client_after_check_is_never_silent(guarded, monkeypatch):
     """client.after (Hermes and gptme): nothing changed, nothing said; the after-check could not run
     (no runtime copy, a crash, no answer in time): the model is told so, never silence."""

@@ -70,7 +70,14 @@ def test_a_broken_runtime_blocks_git_and_lets_the_rest_run(guarded, broken):
         assert proc.returncode == 2 and "[rule: guard-error]" in proc.stderr, (harness, proc.stderr)
         proc = hook(repo, harness, WRITES[harness](".git/hooks/pre-push"))
         assert proc.returncode == 2, harness
+        # quotes and backslashes hide git from a pattern, not from the shell (#26)
+        for disguised in ("g''it push origin HEAD:main", "g\\it push origin HEAD:main",
+                          "$'\\x67it' push origin HEAD:main"):
+            proc = hook(repo, harness, CALLS[harness](disguised))
+            assert proc.returncode == 2 and "[rule: guard-error]" in proc.stderr, (harness, disguised, proc.stderr)
         proc = hook(repo, harness, CALLS[harness]("ls -la"))
+        assert proc.returncode == 0, (harness, proc.stderr)
+        proc = hook(repo, harness, CALLS[harness]("echo \"it's done\""))
         assert proc.returncode == 0, (harness, proc.stderr)
     assert (repo.rev("main"), bare.rev("main")) == before
 

@@ -43,8 +43,14 @@ def _run(argv, cwd):
     return proc.returncode, out
 
 
+def _involves(text):
+    """INVOLVES on the text without quotes and backslashes, which hide a word from the pattern but
+    not from the shell (g''it); an ANSI-C quoted word ($'\\x67it') can spell anything."""
+    return bool(text) and (INVOLVES.search(re.sub(r"""["'\\]""", "", text)) is not None or "$'" in text)
+
+
 def _fallback(subject, why):
-    if subject and INVOLVES.search(subject):
+    if _involves(subject):
         return True, ("agentguard: blocked this command because agentguard could not check it (%s) "
                       "[rule: guard-error]. Instead: run `agentguard doctor`." % why)
     return False, ""

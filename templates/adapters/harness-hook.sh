@@ -41,15 +41,17 @@ if [ -n "$2" ]; then
 	r="@UNCHECKED@"
 	@AFTER_ANSWER@
 fi
-# the call's own text: the payload without the fields every call carries (its session's paths)
-q=$(sed -E "s/\"(cwd|transcript_path)\"[[:space:]]*:[[:space:]]*\"([^\"\\\\]|\\\\.)*\"//g" <<AGENTGUARD_CALL
+# the call's own text: the payload without the fields every call carries (its session's paths),
+# then without quotes and backslashes, which hide a word from the pattern but not from the shell (g''it)
+q=$(sed -E -e "s/\"(cwd|transcript_path)\"[[:space:]]*:[[:space:]]*\"([^\"\\\\]|\\\\.)*\"//g" -e "s/[\"'\\\\]//g" <<AGENTGUARD_CALL
 $p
 AGENTGUARD_CALL
 ) || q=$p
 grep -Eiq "@INVOLVES_ERE@" <<AGENTGUARD_CALL
 $q
 AGENTGUARD_CALL
-[ "$?" -eq 1 ] && exit 0
+# an ANSI-C quoted word ($'\x67it') can spell anything: blocked as well
+[ "$?" -eq 1 ] && case $p in *"\$'"*) ;; *) exit 0 ;; esac
 r="agentguard: blocked this tool call because agentguard could not check it ($w) [rule: guard-error]. Instead: run agentguard doctor; agentguard install repairs it."
 # Copilot CLI shows the model a reason only from its JSON deny
 [ "$1" = copilot ] && echo "{\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"$r\"}"

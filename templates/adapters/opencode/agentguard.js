@@ -10,6 +10,9 @@ import { spawn } from "node:child_process";
 const HOOK = "@HOOK_SCRIPT_JSON@";
 const TIMEOUT_MS = Number("@HOOK_TIMEOUT@") * 1000;
 const INVOLVES = new RegExp("@INVOLVES_JSON@", "i");
+// Quotes and backslashes hide a word from the pattern but not from the shell (g''it); an ANSI-C
+// quoted word ($'\x67it') can spell anything.
+const involves = (text) => INVOLVES.test(text.replace(/["'\\]/g, "")) || text.includes("$'");
 const UNCHECKED = "@UNCHECKED_JSON@"; // {0}: why the after-check could not run
 
 function hook(payload, cwd, event) {
@@ -58,7 +61,7 @@ export const AgentguardPlugin = async (ctx) => ({
 		if (res.code === 2) {
 			throw new Error(res.err.trim() || "agentguard: blocked [rule: guard-error]");
 		}
-		if (INVOLVES.test(payload)) {
+		if (involves(payload)) {
 			throw new Error(
 				"agentguard: blocked this tool call because agentguard could not check it (" +
 					(res.code === null ? "it did not answer" : "status " + res.code) +

@@ -10,6 +10,9 @@ import { dirname, isAbsolute, join } from "node:path";
 
 const TIMEOUT_MS = Number("@TIMEOUT@") * 1000;
 const INVOLVES = new RegExp("@INVOLVES_JSON@", "i");
+// Quotes and backslashes hide a word from the pattern but not from the shell (g''it); an ANSI-C
+// quoted word ($'\x67it') can spell anything.
+const involves = (text: string): boolean => INVOLVES.test(text.replace(/["'\\]/g, "")) || text.includes("$'");
 const UNCHECKED = "@UNCHECKED_JSON@"; // {0}: why the after-check could not run
 // {0}: this harness. A clone where agentguard was never installed (the team committed this file):
 // commands and writes are blocked with this one message, which says how to install it.
@@ -48,7 +51,7 @@ function run(cmd: string, args: string[], cwd: string): Promise<{ code: number |
 }
 
 function fallback(subject: string, why: string): Decision {
-	if (INVOLVES.test(subject)) {
+	if (involves(subject)) {
 		return {
 			block: true,
 			reason: `agentguard: blocked this command because agentguard could not check it (${why}) [rule: guard-error]. Instead: run \`agentguard doctor\`.`,
