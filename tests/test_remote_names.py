@@ -68,3 +68,149 @@ def test_the_helper_answers_git_and_pushes_what_it_judged(guarded):
     proc = _helper(repo, "push refs/heads/feat:refs/heads/main\n\n", bare.path)
     assert b"error refs/heads/main agentguard: push-protected" in proc.stdout, proc.stdout
     assert bare.rev("refs/heads/main") == repo.rev("main") != repo.rev("feat")
+
+
+# -- item 12 on the client: what the remote's listing can tell -------------------------------------
+def _remote_with_trunk(tmp_path, env):
+    """root/remote.git with main and trunk -> main, and a guarded clone of ``url`` with `feat`."""
+    root = tmp_path / "srv"
+    root.mkdir()
+    bare = Git(str(root / "remote.git"), env)
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", bare.path], env=env, check=True)
+    seed = Git(str(tmp_path / "seed"), env)
+    subprocess.run(["git", "clone", "-q", bare.path, seed.path], env=env, check=True, capture_output=True)
+    seed.commit("one")
+    seed.run("push", "-q", "origin", "main")
+    bare.run("symbolic-ref", "refs/heads/trunk", "refs/heads/main")
+    return root, bare
+
+
+def _guarded_clone(tmp_path, env, url):
+    repo = Git(str(tmp_path / "work"), env)
+    subprocess.run(["git", "clone", "-q", url, repo.path], env=env, check=True, capture_output=True)
+    repo.run("checkout", "-q", "-b", "feat")
+    repo.commit("feature work")
+    repo.agentguard("install", "--no-adapters")
+    return repo
+
+
+def test_the_callers_protocol_version_does_not_hide_a_symbolic_ref(tmp_path, env):
+    """`-c protocol.version=0` reaches the guard's own listing through GIT_CONFIG_PARAMETERS; the
+    guard asks for v2 anyway."""
+    _, bare = _remote_with_trunk(tmp_path, env)
+    repo = _guarded_clone(tmp_path, env, bare.path)
+    main = bare.rev("refs/heads/main")
+    for extra in (["-c", "protocol.version=0"], ["-c", "protocol.version=1"]):
+        proc = repo.run(*extra, "push", "--no-verify", "origin", "feat:trunk", check=False)
+        assert proc.returncode != 0 and "[rule: push-protected]" in proc.stderr, proc.stderr
+        assert bare.rev("refs/heads/main") == main
+    assert repo.run("push", "origin", "feat").returncode == 0
+    assert bare.rev("refs/heads/feat") == repo.rev("feat")
+
+
+V0_UPLOAD_PACK = "#!/bin/sh\n# a server that speaks only protocol v0 (sshd without AcceptEnv GIT_PROTOCOL)\n" \
+                 "unset GIT_PROTOCOL\nexec git upload-pack \"$@\"\n"
+
+
+def test_hole_a_v0_only_server_hides_a_symbolic_ref_from_the_push_guard(tmp_path, env):
+    """The hole SECURITY.md names: a server whose upload-pack speaks only protocol v0 (an sshd that
+    does not accept GIT_PROTOCOL) names no symbolic ref but HEAD's, and trunk -> main then looks like
+    any branch standing where main does, which ordinary work pushes to; the push guard lets it
+    through and main moves. A server-side guard (install --server) still refuses it."""
+    root, bare = _remote_with_trunk(tmp_path, env)
+    wrappers = tmp_path / "v0bin"
+    wrappers.mkdir()
+    (wrappers / "git-upload-pack").write_text(V0_UPLOAD_PACK)
+    (wrappers / "git-upload-pack").chmod(0o755)
+    server_path = str(wrappers) + os.pathsep + os.environ.get("PATH", os.defpath)
+    with gitservers.sshd(root, tmp_path / "sshd", path=server_path) as server:
+        client_env = dict(env, **server.env)
+        url = server.url("remote.git")
+        listing = subprocess.run(["git", "-c", "protocol.version=2", "ls-remote", "--symref", url], env=client_env,
+                                 capture_output=True, text=True, check=True).stdout
+        assert "ref: refs/heads/main\tHEAD" in listing and "\trefs/heads/trunk" in listing
+        assert "ref: refs/heads/main\trefs/heads/trunk" not in listing, "the server speaks v0 only"
+        repo = _guarded_clone(tmp_path, client_env, url)
+        proc = repo.run("push", "--no-verify", "origin", "feat:trunk", check=False)
+        assert proc.returncode == 0, proc.stderr
+        assert bare.rev("refs/heads/main") == repo.rev("feat"), "the hole: main moved"
+        # the server's guard closes it
+        bare.run("update-ref", "refs/heads/main", repo.rev("feat~1"))
+        agentguard("install", "--server", bare.path, cwd=str(tmp_path), env=env)
+        proc = repo.run("push", "--no-verify", "origin", "+feat:trunk", check=False)
+        assert proc.returncode != 0 and "[rule: server-push-protected]" in proc.stderr, proc.stderr
+        assert bare.rev("refs/heads/main") == repo.rev("feat~1")
+
+
+# -- which configured remote a URL names: as git reaches it ----------------------------------------
+def _bare(path, env):
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], env=env, check=True)
+    return str(path)
+
+
+def test_a_local_path_names_the_repository_git_enters(tmp_path, env, monkeypatch):
+    """git's receiving side tries X/.git, X, X.git/.git, X.git: `R` reaches `R.git` while no `R`
+    exists, and another repository once one does."""
+    from agentguard.hooks.gitmodel.remotes import resolve
+    monkeypatch.setenv("PATH", env["PATH"])
+    r_git = _bare(tmp_path / "R.git", env)
+    work = tmp_path / "work"
+    subprocess.run(["git", "init", "-q", str(work)], env=env, check=True)
+    remotes = {"origin": r_git}
+    assert resolve(str(tmp_path / "R"), remotes, str(tmp_path)) == ["origin"]
+    assert resolve("../R", remotes, str(work)) == ["origin"]
+    assert resolve("../R.git/", remotes, str(work)) == ["origin"]
+    assert resolve("file://" + str(tmp_path / "R"), remotes, str(work)) == ["origin"]
+    os.symlink(r_git, str(tmp_path / "link.git"))
+    assert resolve(str(tmp_path / "link.git"), remotes, str(work)) == ["origin"]
+    (tmp_path / "R").mkdir()  # a directory that is no repository: git goes on to R.git
+    assert resolve(str(tmp_path / "R"), remotes, str(work)) == ["origin"]
+    (tmp_path / "R").rmdir()
+    _bare(tmp_path / "R", env)  # now `R` is a repository of its own
+    assert resolve(str(tmp_path / "R"), remotes, str(work)) == []
+    assert resolve(str(tmp_path / "R"), {"origin": str(tmp_path / "R")}, str(work)) == ["origin"]
+    assert resolve(str(tmp_path / "nothing"), {"x": str(tmp_path / "nothing")}, str(work)) == ["x"]  # same text
+    assert resolve(str(tmp_path / "nothing"), {"x": str(tmp_path / "nothing2")}, str(work)) == []
+
+
+def test_a_url_names_a_remote_only_as_written():
+    """Over ssh, http or git://, `repo` and `repo.git` may be two repositories on the server (git's
+    enter_repo tries `repo` first), so only trailing slashes, which every server drops, are ignored."""
+    from agentguard.hooks.gitmodel.remotes import resolve
+    for origin, word, same in (("host:repo.git", "host:repo", False), ("host:repo", "host:repo.git", False),
+                               ("host:repo.git", "host:repo.git/", True), ("ssh://h/r.git", "ssh://h/r", False),
+                               ("https://h/r/", "https://h/r", True), ("host:repo.git", "/local/repo.git", False)):
+        assert resolve(word, {"origin": origin}, "/") == (["origin"] if same else []), (origin, word)
+
+
+def test_fetching_host_repo_into_main_is_not_fetching_host_repo_git(tmp_path, env):
+    """origin is `agtest:<root>/R.git`; `agtest:<root>/R` is another repository on that host, whose
+    main `git fetch agtest:<root>/R main:main` would write into the local main."""
+    root = tmp_path / "srv"
+    root.mkdir()
+    origin = Git(_bare(root / "R.git", env), env)
+    evil = Git(_bare(root / "R", env), env)
+    seed = Git(str(tmp_path / "seed"), env)
+    subprocess.run(["git", "clone", "-q", origin.path, seed.path], env=env, check=True, capture_output=True)
+    seed.commit("one")
+    seed.run("push", "-q", "origin", "main")
+    seed.run("checkout", "-q", "-b", "evil")
+    seed.commit("not on origin")
+    seed.run("push", "-q", evil.path, "HEAD:refs/heads/main")
+    seed.run("checkout", "-q", "main")
+    with gitservers.sshd(root, tmp_path / "sshd") as server:
+        client_env = dict(env, **server.env)
+        repo = Git(str(tmp_path / "work"), client_env)
+        subprocess.run(["git", "clone", "-q", server.scp_url("R.git"), repo.path], env=client_env, check=True,
+                       capture_output=True)
+        repo.run("checkout", "-q", "-b", "feat")
+        repo.agentguard("install", "--no-adapters")
+        seed.commit("two")
+        seed.run("push", "-q", "origin", "main")
+        main = repo.rev("main")
+        proc = repo.run("fetch", server.scp_url("R"), "main:main", check=False)
+        assert proc.returncode != 0 and "agentguard: refused" in proc.stderr, proc.stderr
+        assert repo.rev("main") == main
+        proc = repo.run("fetch", server.scp_url("R.git"), "main:main", check=False)
+        assert proc.returncode == 0, proc.stderr  # the neighbour: origin's own URL, origin's main
+        assert repo.rev("main") == origin.rev("main") == seed.rev("main") != main
