@@ -214,3 +214,27 @@ def test_fetching_host_repo_into_main_is_not_fetching_host_repo_git(tmp_path, en
         proc = repo.run("fetch", server.scp_url("R.git"), "main:main", check=False)
         assert proc.returncode == 0, proc.stderr  # the neighbour: origin's own URL, origin's main
         assert repo.rev("main") == origin.rev("main") == seed.rev("main") != main
+
+
+def test_hole_a_dangling_symbolic_ref_creates_the_protected_branch_it_names(tmp_path, env):
+    """No listing names a dangling symbolic ref, so `next -> master` (no master yet) looks like a new
+    branch and the push creates master. A server-side guard refuses it (test_server.py)."""
+    _, bare = _remote_with_trunk(tmp_path, env)
+    bare.run("symbolic-ref", "refs/heads/next", "refs/heads/master")
+    repo = _guarded_clone(tmp_path, env, bare.path)
+    proc = repo.run("push", "--no-verify", "origin", "feat:next", check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert bare.rev("refs/heads/master") == repo.rev("feat"), "the hole: master was created"
+
+
+def test_hole_without_the_push_guard_pre_push_judges_the_name_only(tmp_path, env):
+    """pre-push gets no listing to read symbolic refs from: with --no-push-guard, a push to
+    `trunk -> main` lands."""
+    _, bare = _remote_with_trunk(tmp_path, env)
+    repo = Git(str(tmp_path / "work"), env)
+    subprocess.run(["git", "clone", "-q", bare.path, repo.path], env=env, check=True, capture_output=True)
+    repo.run("checkout", "-q", "-b", "feat")
+    repo.commit("feature work")
+    repo.agentguard("install", "--no-adapters", "--no-push-guard")
+    assert repo.run("push", "origin", "feat:trunk", check=False).returncode == 0
+    assert bare.rev("refs/heads/main") == repo.rev("feat"), "the hole: main moved"
