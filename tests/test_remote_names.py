@@ -108,6 +108,19 @@ def test_the_callers_protocol_version_does_not_hide_a_symbolic_ref(tmp_path, env
     assert bare.rev("refs/heads/feat") == repo.rev("feat")
 
 
+def test_the_helper_lists_the_remote_itself_when_a_caller_did_not(tmp_path, env):
+    """git lists the remote before it pushes; a batch fed without `list for-push` is judged on the
+    same listing, so a push to `trunk -> main` is still a push to main."""
+    _, bare = _remote_with_trunk(tmp_path, env)
+    repo = _guarded_clone(tmp_path, env, bare.path)
+    main = bare.rev("refs/heads/main")
+    proc = _helper(repo, "push refs/heads/feat:refs/heads/trunk\n\n", bare.path)
+    assert b"error refs/heads/trunk agentguard: push-protected" in proc.stdout, (proc.stdout, proc.stderr)
+    assert bare.rev("refs/heads/main") == main
+    proc = _helper(repo, "push refs/heads/feat:refs/heads/feat\n\n", bare.path)
+    assert proc.stdout == b"ok refs/heads/feat\n\n" and bare.rev("refs/heads/feat") == repo.rev("feat")
+
+
 V0_UPLOAD_PACK = "#!/bin/sh\n# a server that speaks only protocol v0 (sshd without AcceptEnv GIT_PROTOCOL)\n" \
                  "unset GIT_PROTOCOL\nexec git upload-pack \"$@\"\n"
 

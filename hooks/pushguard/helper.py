@@ -170,6 +170,8 @@ class Session:
         return None
 
     def push(self, specs):
+        if self.listed is None:
+            self.command("list for-push")  # git lists before it pushes; a caller that did not is judged the same
         refusal = self.judge(specs)
         if refusal is None:
             return self.backend.push([spec for spec, _ in specs]) + [""]
