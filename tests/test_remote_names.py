@@ -6,6 +6,8 @@ import os
 import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gitservers
 from helpers import Git, agentguard
@@ -251,3 +253,130 @@ def test_hole_without_the_push_guard_pre_push_judges_the_name_only(tmp_path, env
     repo.agentguard("install", "--no-adapters", "--no-push-guard")
     assert repo.run("push", "origin", "feat:trunk", check=False).returncode == 0
     assert bare.rev("refs/heads/main") == repo.rev("feat"), "the hole: main moved"
+
+
+# -- the property: the guards agree with what git updates -------------------------------------------
+PROTECTED = ("refs/heads/main", "refs/heads/master")
+
+
+class World:
+    """Three remotes with the same refs (main, old, feat, a tag v1, a tag named main, trunk -> main):
+    `control.git` (no guard), `guarded.git` (pushed to through the guarded clone's push guard) and
+    `served.git` (a guarded server, pushed to from the control clone); and the two clones."""
+
+    def __init__(self, base, env):
+        self.env = env
+        self.remotes = {}
+        for name in ("control", "guarded", "served"):
+            self.remotes[name] = Git(_bare(base / ("%s.git" % name), env), env)
+        seed = Git(str(base / "seed"), env)
+        subprocess.run(["git", "init", "-q", "-b", "main", seed.path], env=env, check=True)
+        seed.commit("zero")
+        seed.run("branch", "old")
+        seed.commit("one")
+        seed.run("tag", "-a", "-m", "v1", "v1")
+        seed.run("branch", "feat")
+        seed.run("tag", "main", "refs/heads/old")
+        for bare in self.remotes.values():
+            seed.run("push", "-q", bare.path, "refs/heads/main", "refs/heads/old", "refs/heads/feat", "refs/tags/v1",
+                     "refs/tags/main")
+            bare.run("symbolic-ref", "refs/heads/trunk", "refs/heads/main")
+        self.clones = {}
+        for name in ("control", "guarded"):
+            clone = Git(str(base / ("work-" + name)), env)
+            subprocess.run(["git", "clone", "-q", self.remotes[name].path, clone.path], env=env, check=True,
+                           capture_output=True)
+            clone.run("checkout", "-q", "-b", "feat", "origin/feat")
+            clone.commit("feature work")
+            clone.run("checkout", "-q", "main")
+            clone.commit("local work on main")
+            clone.run("checkout", "-q", "feat")
+            self.clones[name] = clone
+        self.clones["control"].run("remote", "add", "srv", self.remotes["served"].path)
+        self.clones["control"].run("fetch", "-q", "srv")
+        self.clones["guarded"].agentguard("install", "--no-adapters")
+        agentguard("install", "--server", self.remotes["served"].path, cwd=str(base), env=env)
+        self.saved = {name: self.refs(repo) for name, repo in self.repos()}
+
+    def repos(self):
+        return [(name + ".git", repo) for name, repo in self.remotes.items()] + list(self.clones.items())
+
+    @staticmethod
+    def refs(repo):
+        out = repo.run("for-each-ref", "--format=%(refname) %(objectname) %(symref)").stdout
+        return {line.split(" ")[0]: tuple(line.split(" ")[1:]) for line in out.splitlines()}
+
+    def reset(self):
+        for name, repo in self.repos():
+            want = self.saved[name]
+            now = self.refs(repo)
+            lines = ["delete %s" % ref for ref in now if ref not in want]
+            lines += ["update %s %s" % (ref, oid) for ref, (oid, symref) in want.items() if not symref]
+            repo.run("-c", "core.hooksPath=/dev/null", "update-ref", "--no-deref", "--stdin",
+                     input="\n".join(lines) + "\n")
+            for ref, (_, symref) in want.items():
+                if symref:
+                    repo.run("symbolic-ref", ref, symref)
+            assert self.refs(repo) == want
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    from helpers import _base_env
+    base = tmp_path_factory.mktemp("remote-names")
+    home = base / "home"
+    home.mkdir()
+    return World(base, _base_env(home))
+
+
+def _moved(before, after, refs=None):
+    return sorted(r for r in set(before) | set(after)
+                  if (refs is None or r in refs) and before.get(r, ("",))[0] != after.get(r, ("",))[0])
+
+
+SRC = ["feat", "HEAD", "main", "refs/heads/feat", "heads/feat", "feat~0", "feat^{commit}", "v1", "refs/tags/v1",
+       "", "old", "refs/heads/*", "origin/main", "refs/tags/main"]
+DST = ["main", "refs/heads/main", "heads/main", "trunk", "refs/heads/trunk", "feat", "new", "refs/heads/new",
+       "refs/tags/main", "tags/main", "master", "HEAD", "main~0", "refs/heads/*", "Main", "refs/remotes/origin/main",
+       "refs/heads/main/x", "refs/heads/trunk/x", "v1", None]
+FLAGS = [[], ["--force"], ["--atomic"], ["--delete"], ["--all"], ["--tags"]]
+
+
+def _spec(force, src, dst):
+    return ("+" if force else "") + src + ("" if dst is None else ":" + dst)
+
+
+# names git may or may not take: check-ref-format's edge characters around "main"
+odd_name = st.text("main.-/@{}~^*", min_size=1, max_size=8)
+dst = st.one_of(st.sampled_from(DST), odd_name, odd_name.map("refs/heads/".__add__))
+push_spec = st.builds(_spec, st.booleans(), st.sampled_from(SRC), dst)
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(st.sampled_from(FLAGS), st.lists(push_spec, min_size=1, max_size=2))
+def test_property_a_push_moves_a_protected_branch_only_where_git_would_and_the_guards_refuse(world, flags,
+                                                                                                specs):
+    """A push of odd names (symbolic refs, a tag and a branch named main, `heads/`, `~0`, globs,
+    forces) through the push guard, and to a guarded server: no protected branch moves; a refusal
+    moves nothing; and a push that moves no protected branch without a guard lands the same with one."""
+    world.reset()
+    args = ["push", "--no-verify", "--porcelain"] + flags
+    control = world.clones["control"].run(*args, "origin", *specs, check=False)
+    control_moved = _moved(world.saved["control.git"], World.refs(world.remotes["control"]))
+    guarded = world.clones["guarded"].run(*args, "origin", *specs, check=False)
+    guarded_moved = _moved(world.saved["guarded.git"], World.refs(world.remotes["guarded"]))
+    served = world.clones["control"].run(*args, "srv", *specs, check=False)
+    served_moved = _moved(world.saved["served.git"], World.refs(world.remotes["served"]))
+    why = (specs, flags, control.stderr, guarded.stderr, served.stderr)
+    for moved in (guarded_moved, served_moved):
+        assert not set(moved) & set(PROTECTED), why
+    if "agentguard: refused" in guarded.stderr:
+        assert guarded_moved == [], why
+    if "remote: agentguard: refused" in served.stderr:
+        assert served_moved == [], why
+    attempted = [line.split("\t")[1].rpartition(":")[2] for line in control.stdout.splitlines()
+                 if line.count("\t") == 2 and line[0] != "="]
+    # a refusal rejects a push whole; a push into the remote's refs/remotes/ is refused as a mirror's
+    if not any(ref in PROTECTED or ref.startswith("refs/remotes/") for ref in control_moved + attempted):
+        assert guarded_moved == control_moved and guarded.returncode == control.returncode, why
+        assert served_moved == control_moved and served.returncode == control.returncode, why
