@@ -203,10 +203,11 @@ def test_fetch_sources_and_branch_names():
 
 def test_remote_named_by_url(tmp_path):
     bare = tmp_path / "r.git"
-    bare.mkdir()
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
     named = {"origin": str(bare), "up": "https://example.com/a/b.git"}
     assert remotes.resolve("origin", named) == ["origin"]
     assert remotes.resolve(str(bare) + "/", named) == ["origin"]
     assert remotes.resolve("file://" + str(bare), named) == ["origin"]
-    assert remotes.resolve("https://example.com/a/b", named) == ["up"]
+    assert remotes.resolve("https://example.com/a/b.git/", named) == ["up"]
+    assert remotes.resolve("https://example.com/a/b", named) == []  # may be another repository there
     assert remotes.resolve("https://example.com/a/c.git", named) == []

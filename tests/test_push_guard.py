@@ -198,3 +198,62 @@ def _lines(stderr, url):
     def bare(text):
         return re.sub(r"(://)[^/@]*@", r"\1", text.replace("agw::", ""))
     return [bare(line).replace(bare(url), "U") for line in stderr.splitlines() if not line.startswith("remote:")]
+
+
+# -- a branch on the remote that is a symbolic ref (issue #26, item 12) ------------------------------
+SYMREF_REFUSED = [
+    ("update", ["push", "--no-verify", "origin", "feature:trunk"]),
+    ("force", ["push", "--no-verify", "origin", "+old:trunk"]),
+    ("delete", ["push", "--no-verify", "origin", ":trunk"]),
+    ("chain", ["push", "--no-verify", "origin", "feature:refs/heads/alias-of-trunk"]),
+]
+
+
+@contextlib.contextmanager
+def _symrefs(scene, links):
+    """Symbolic refs made in both remotes by their administrator (``{ref: target}``), removed after."""
+    for side in ("control", "guarded"):
+        for ref, target in links.items():
+            scene.remote[side].run("symbolic-ref", ref, target)
+    try:
+        yield
+    finally:
+        for side in ("control", "guarded"):
+            for ref in links:
+                scene.remote[side].run("update-ref", "--no-deref", "-d", ref, check=False)
+
+
+@pytest.mark.parametrize("case,args", SYMREF_REFUSED, ids=[c[0] for c in SYMREF_REFUSED])
+def test_a_symbolic_ref_to_main_on_the_remote_is_main(scene, case, args):
+    """`git --git-dir=R symbolic-ref refs/heads/trunk refs/heads/main`: a push to trunk moves (or
+    deletes) main. The push guard learns the symbolic refs from the remote's protocol v2 listing."""
+    scene.reset()
+    links = {"refs/heads/trunk": "refs/heads/main", "refs/heads/alias-of-trunk": "refs/heads/trunk"}
+    with _symrefs(scene, links):
+        before = {side: scene.remote[side].rev("refs/heads/main") for side in ("control", "guarded")}
+        control = _run(scene, "control", args)
+        assert scene.remote["control"].rev("refs/heads/main") != before["control"], \
+            "without agentguard the push moves main: " + control.stderr
+        proc = _run(scene, "guarded", args)
+        assert proc.returncode != 0 and "[rule: push-protected]" in proc.stderr, proc.stderr
+        assert "is a symbolic ref to refs/heads/main there" in proc.stderr, proc.stderr
+        assert scene.remote["guarded"].rev("refs/heads/main") == before["guarded"], "main did not move"
+        assert Scene.refs(scene.work["guarded"]) == scene.saved["guarded"][1], "nothing moved or was lost here"
+
+
+def test_a_branch_at_mains_commit_or_a_symbolic_ref_to_another_branch_takes_pushes(scene):
+    """The neighbours: a real branch that stands where main does, and a symbolic ref to a feature
+    branch, are pushed to as without the guard."""
+    scene.reset()
+    for side in ("control", "guarded"):
+        scene.remote[side].run("update-ref", "refs/heads/same", "refs/heads/main")
+    with _symrefs(scene, {"refs/heads/to-old": "refs/heads/gone"}):
+        for args in (["push", "--no-verify", "origin", "feature:same"], ["push", "origin", "feature:to-old"]):
+            control = _run(scene, "control", args)
+            proc = _run(scene, "guarded", args)
+            assert proc.returncode == control.returncode == 0, (control.stderr, proc.stderr)
+            assert Scene.refs(scene.remote["guarded"]) == Scene.refs(scene.remote["control"])
+            assert "agentguard" not in proc.stderr
+        assert scene.remote["guarded"].rev("refs/heads/same") == scene.work["guarded"].rev("feature")
+        assert scene.remote["guarded"].rev("refs/heads/gone") == scene.work["guarded"].rev("feature")
+        assert scene.remote["guarded"].rev("refs/heads/main") == scene.saved["guarded"][0]["refs/heads/main"]

@@ -357,3 +357,69 @@ def test_hook_is_posix_sh_and_shellcheck_clean(site):
         pytest.skip("shellcheck is not installed")
     proc = subprocess.run(["shellcheck", "--shell=sh", "--format=gcc", hook], capture_output=True, text=True)
     assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout
+
+
+# -- a symbolic ref on the server (issue #26, item 12) ---------------------------------------------
+def _link(site, ref, target):
+    site.bare.run("symbolic-ref", ref, target)
+
+
+def test_a_symbolic_ref_to_a_protected_branch_is_that_branch(site):
+    """receive-pack updates (or deletes) the ref a symbolic ref points to, and pre-receive sees only
+    the name pushed: `trunk -> main` is judged as main, however deep the chain, and a dangling one
+    to `master` would create master."""
+    site.install()
+    _link(site, "refs/heads/trunk", "refs/heads/main")
+    _link(site, "refs/heads/alias", "refs/heads/trunk")
+    _link(site, "refs/heads/next-master", "refs/heads/master")
+    _link(site, "refs/heads/to-feature", "refs/heads/feature")
+    site.bare.run("update-ref", "refs/heads/feature", "refs/heads/main")
+    site.bare.run("update-ref", "refs/heads/same", "refs/heads/main")
+    with gitservers.git_daemon(site.root, site.tmp / "daemon") as server:
+        repo = site.client(server.url("remote.git"))
+        before = site.refs()
+        for spec in ("HEAD:trunk", "HEAD:alias", ":trunk", "HEAD:next-master", "+HEAD~2:trunk"):
+            proc = push(repo, spec)
+            assert_refused(proc, site, before, repo, RULE_NOT_ALLOWED)
+            assert "(through the symbolic ref refs/heads/" in proc.stderr, proc.stderr
+        assert "refs/heads/master" not in site.refs()
+        # the neighbours: a symbolic ref to a feature branch, a branch standing where main does
+        assert push(repo, "HEAD:to-feature").returncode == 0
+        assert push(repo, "HEAD:same").returncode == 0
+        after = site.refs()
+        assert after["refs/heads/feature"] == after["refs/heads/same"] == repo.rev("HEAD")
+        assert after["refs/heads/main"] == before["refs/heads/main"]
+
+
+def test_an_allowed_pusher_moves_main_through_a_symbolic_ref_only_forward(site):
+    site.install("--allow-pusher", "alice")
+    _link(site, "refs/heads/trunk", "refs/heads/main")
+    alice = dict(site.env, GL_USER="alice")
+    repo = site.client(site.bare.path)
+    before = site.refs()
+    assert_refused(push(repo, "+HEAD~2:trunk", env=alice), site, before, repo, RULE_REWRITE)
+    proc = push(repo, ":trunk", env=alice)
+    assert_refused(proc, site, before, repo, RULE_REWRITE)
+    assert "deleting protected branch 'main' (through the symbolic ref refs/heads/trunk)" in proc.stderr
+    assert push(repo, "HEAD:trunk", env=alice).returncode == 0
+    assert site.refs()["refs/heads/main"] == repo.rev("HEAD")
+
+
+def test_a_symbolic_ref_in_reftable_storage(tmp_path, env):
+    """Under reftable no file shows a symbolic ref, so the hook asks the runtime for every push."""
+    bare = tmp_path / "rt.git"
+    proc = subprocess.run(["git", "init", "-q", "--bare", "--ref-format=reftable", "-b", "main", str(bare)],
+                          env=env, capture_output=True)
+    if proc.returncode != 0:
+        pytest.skip("this git has no reftable storage")
+    site = Site(tmp_path, env, Git(str(bare), env), None)
+    seed = Git(str(tmp_path / "seed"), env)
+    subprocess.run(["git", "clone", "-q", str(bare), seed.path], env=env, check=True, capture_output=True)
+    seed.commit("one")
+    seed.run("push", "-q", "origin", "main")
+    site.install()
+    _link(site, "refs/heads/trunk", "refs/heads/main")
+    repo = site.client(str(bare))
+    before = site.refs()
+    assert_refused(push(repo, "HEAD:trunk"), site, before, repo, RULE_NOT_ALLOWED)
+    assert push(repo, "HEAD:feature").returncode == 0

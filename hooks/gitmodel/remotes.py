@@ -4,17 +4,51 @@ import re
 
 
 def _same_location(a, b, cwd):
+    """Whether git reaches the same repository through ``a`` and through ``b``. Local paths: the
+    directory git's receiving side enters for each (``enter_repo``: ``X/.git``, ``X``, ``X.git/.git``,
+    ``X.git``, the first that is a repository). Other URLs: the same text up to trailing slashes, which
+    every server drops; ``host:repo`` and ``host:repo.git`` may be two repositories there."""
     if a == b:
         return True
     pa, pb = local_path(a, cwd), local_path(b, cwd)
+    if pa is None and pb is None:
+        return a.rstrip("/") == b.rstrip("/")
     if pa is None or pb is None:
-        return _strip(a) == _strip(b)
-    return os.path.realpath(pa) == os.path.realpath(pb)
+        return False
+    ra, rb = entered_repo(pa), entered_repo(pb)
+    return ra is not None and ra == rb
 
 
-def _strip(url):
-    url = url.rstrip("/")
-    return url[:-4] if url.endswith(".git") else url
+# enter_repo (setup.c): the suffixes git's upload-pack and receive-pack try, in order
+ENTER_SUFFIXES = ("/.git", "", ".git/.git", ".git")
+
+
+def entered_repo(path):
+    """The real path of the repository git enters for the local ``path``, or None when it enters none:
+    the first suffix that names a file or a directory, which git must then take for a repository
+    (``rev-parse --resolve-git-dir``: a git directory or a gitfile) or fail."""
+    import stat
+    from .. import gitio
+    path = path.rstrip("/") or "/"
+    if path.startswith("~"):
+        path = os.path.expanduser(path)
+    for suffix in ENTER_SUFFIXES:
+        candidate = path + suffix
+        try:
+            mode = os.stat(candidate).st_mode
+        except (OSError, ValueError):
+            continue
+        if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            continue
+        try:
+            rc, out = gitio.run(["rev-parse", "--resolve-git-dir", candidate], cwd=os.sep)
+        except gitio.GitError:
+            return None
+        if rc == 0:
+            return os.path.realpath(os.path.join(candidate, out.decode("utf-8", "surrogateescape").rstrip("\n")))
+        if stat.S_ISREG(mode):
+            return None  # git takes the file and fails on it
+    return None
 
 
 def local_path(url, cwd):

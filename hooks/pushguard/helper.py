@@ -1,12 +1,15 @@
 """The remote-helper protocol (gitremote-helpers(7)) as git speaks it to a push helper: answer
 ``capabilities``, ``option``, ``list for-push`` through the real transport, judge each ``push``
-batch as a whole, then forward it or refuse every ref of it."""
+batch as a whole, then forward it or refuse every ref of it. Every line is read before anything is
+forwarded: a command or a batch line that is not what git sends (transport-helper.c) ends the
+session with nothing forwarded."""
 import sys
 
 from .. import audit
 from .. import rules as R
 from ..backstop.prepush import mirror_refusal, refuse_protected
 from ..backstop.reflines import PushLine, is_oid
+from ..gitmodel.refformat import is_full_refname
 from ..policy import PolicyError, load_snapshot
 from ..textsafe import safe
 
@@ -15,6 +18,10 @@ PREFIX = SCHEME + "::"
 ZERO = "0" * 40
 # transport.c (transport_get): a URL git serves itself; any other "<scheme>://" goes to git-remote-<scheme>
 NATIVE = ("file://", "git://", "ssh://", "git+ssh://", "ssh+git://")
+# the options git sets on a push helper (transport-helper.c, transport.h); any other is "unsupported"
+PUSH_OPTIONS = ("verbosity", "progress", "family", "dry-run", "atomic", "force", "force-if-includes", "pushcert",
+                "push-option", "cas", "followtags", "object-format")
+MAX_SYMREF_DEPTH = 5  # git's own limit (SYMREF_MAXDEPTH in refs.h)
 
 
 def route(url):
@@ -53,33 +60,66 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
         backend = Native(address)
     else:
         from .proxy import Proxy
-        backend = Proxy(remote, helper, address)
+        backend = Proxy(remote, helper, address, url)
     session = Session(backend, remote if not remote.startswith(PREFIX) else url, ag_home, stderr)
     try:
-        while True:
-            line = stdin.readline()
-            if not line:
-                return 0
-            text = line.decode("utf-8", "surrogateescape").rstrip("\n")
-            if not text:
-                return 0
-            if text.startswith("push "):
-                batch = [text]
-                while True:
-                    more = stdin.readline().decode("utf-8", "surrogateescape").rstrip("\n")
-                    if not more:
-                        break
-                    batch.append(more)
-                answer = session.push(batch)
-            else:
-                answer = session.command(text)
-            if answer is None:
-                stderr.write("agentguard: the push guard does not know the helper command %r\n" % safe(text, 80))
-                return 1
-            stdout.write("".join(a + "\n" for a in answer).encode("utf-8", "surrogateescape"))
-            stdout.flush()
+        return serve(session, stdin, stdout, stderr)
     finally:
         backend.close()
+
+
+def parse_push(line):
+    """``push [+]<src>:<dst>`` as git writes it: (spec, dst), or None. ``dst`` is a full ref name
+    (git expands it before the helper sees it); ``src`` is a local name, an object name or empty (a
+    deletion)."""
+    if not line.startswith("push "):
+        return None
+    spec = line[len("push "):]
+    src, colon, dst = spec[1:].rpartition(":") if spec.startswith("+") else spec.rpartition(":")
+    if not colon or src.startswith("+") or not is_full_refname(dst):
+        return None
+    return spec, dst
+
+
+def _read(stdin):
+    """The next line without its LF; None at the end of input."""
+    line = stdin.readline()
+    return line.decode("utf-8", "surrogateescape")[:-1] if line.endswith(b"\n") else None
+
+
+def serve(session, stdin, stdout, stderr):
+    """Answer git's commands until the blank line (or the end of input) that ends the session."""
+    while True:
+        text = _read(stdin)
+        if not text:
+            return 0
+        if text.startswith("push "):
+            batch = [text]
+            while batch[-1]:
+                more = _read(stdin)
+                if more is None:
+                    stderr.write("agentguard: the push guard's input ended inside a push; nothing was pushed\n")
+                    return 1
+                batch.append(more)
+            specs = [parse_push(line) for line in batch[:-1]]
+            if None in specs:
+                bad = batch[specs.index(None)]
+                audit.refuse(stderr, session.ag_home, "push-guard", unreadable(bad), ["git", "push", session.remote])
+                return 1
+            answer = session.push(specs)
+        else:
+            answer = session.command(text)
+        if answer is None:
+            stderr.write("agentguard: the push guard does not know the helper command %r\n" % safe(text, 80))
+            return 1
+        stdout.write("".join(a + "\n" for a in answer).encode("utf-8", "surrogateescape"))
+        stdout.flush()
+
+
+def unreadable(line):
+    return R.Refusal("unreadable-input", "a push agentguard cannot read",
+                     "git asked the push guard for %r; refusing on doubt: nothing was pushed" % safe(line, 120),
+                     ["agentguard doctor"])
 
 
 def resolve(url):
@@ -104,51 +144,95 @@ class Session:
         self.stderr = stderr
         self.listed = None  # the remote's refs as listed for this push: ref -> oid
         self.advertised = None  # every ref name the listing had
+        self.aliases = {}  # symbolic refs the listing named: ref -> target
 
     def command(self, text):
         if text == "capabilities":
             return self.backend.capabilities() + [""]
         if text.startswith("option "):
+            if text[len("option "):].partition(" ")[0] not in PUSH_OPTIONS:
+                return ["unsupported"]
             return [self.backend.option(text)]
         if text in ("list", "list for-push"):
             lines = self.backend.list(text)
             self.listed, self.advertised = {}, set()
             for entry in lines:
-                oid, _, ref = entry.partition(" ")
-                self.advertised.add(ref.partition(" ")[0])  # whatever its value says ("?", "@<symref>")
-                if is_oid(oid):
-                    self.listed[ref] = oid
+                if entry.startswith(":"):
+                    continue  # an attribute of the listing (":object-format sha1")
+                value, _, ref = entry.partition(" ")
+                ref = ref.partition(" ")[0]  # without attributes ("unchanged")
+                self.advertised.add(ref)
+                if is_oid(value):
+                    self.listed[ref] = value
+                elif value.startswith("@"):
+                    self.aliases[ref] = value[1:]
             return lines + [""]
         return None
 
-    def push(self, batch):
-        specs = [line[len("push "):] for line in batch if line.startswith("push ")]
+    def push(self, specs):
+        if self.listed is None:
+            self.command("list for-push")  # git lists before it pushes; a caller that did not is judged the same
         refusal = self.judge(specs)
         if refusal is None:
-            return self.backend.push(batch) + [""]
-        audit.refuse(self.stderr, self.ag_home, "push-guard", refusal, ["git", "push", self.remote] + specs)
+            return self.backend.push([spec for spec, _ in specs]) + [""]
+        audit.refuse(self.stderr, self.ag_home, "push-guard", refusal,
+                     ["git", "push", self.remote] + [spec for spec, _ in specs])
         reason = "agentguard: %s" % refusal.rule
-        return ["error %s %s" % (spec.rpartition(":")[2], reason) for spec in specs] + [""]
+        return ["error %s %s" % (dst, reason) for _, dst in specs] + [""]
 
     def judge(self, specs):
-        """The refusal for this batch, or None. Every destination is a full ref name (git expands
-        them before the helper sees the push); anything else is refused on doubt."""
+        """The refusal for this batch (``parse_push`` results), or None. A destination that is a
+        symbolic ref on the remote is judged as the ref it points to: the remote updates that one."""
         try:
             policy = load_snapshot(self.ag_home)
         except PolicyError as exc:
             return R.guard_broken(str(exc), "this push")
         items = []
-        for spec in specs:
-            src, colon, dst = spec.lstrip("+").rpartition(":")
-            if not colon or not dst.startswith("refs/"):
-                return R.Refusal("unreadable-input", "a push agentguard cannot read",
-                                 "git asked the push guard for %r; refusing on doubt" % safe(spec, 120),
-                                 ["agentguard doctor"])
+        for spec, dst in specs:
+            src = spec.lstrip("+").rpartition(":")[0]
             if dst.startswith("refs/remotes/"):
                 return mirror_refusal(self.remote)  # only a mirror push writes a remote's tracking refs
-            items.append(PushLine(src, ZERO if not src else src, dst, (self.listed or {}).get(dst, ZERO)))
-        return refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home, "push-guard",
-                                ["git", "push", self.remote] + specs)
+            target = self.target(dst, policy)
+            if target is None:
+                return R.Refusal("push-protected", "a push to %s on %s" % (safe(dst, 80), safe(self.remote, 80)),
+                                 "%s stands at the same commit as a protected branch there, and the remote cannot "
+                                 "be asked whether it is a symbolic ref to it; nothing was pushed" % safe(dst, 80),
+                                 ["git push -u %s HEAD:refs/heads/%s   # push to a new branch"
+                                  % (safe(self.remote, 60), R.NEW_BRANCH)])
+            items.append(PushLine(src, ZERO if not src else src, target, (self.listed or {}).get(dst, ZERO)))
+        refusal = refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home, "push-guard",
+                                   ["git", "push", self.remote] + [spec for spec, _ in specs])
+        aliased = [(dst, item.remote_ref) for (_, dst), item in zip(specs, items) if dst != item.remote_ref]
+        if refusal is not None and aliased:
+            refusal.why += "; %s" % ", ".join("%s is a symbolic ref to %s there" % (safe(a, 80), safe(t, 80))
+                                               for a, t in aliased)
+        return refusal
+
+    def target(self, dst, policy):
+        """The ref a push to ``dst`` updates on the remote: ``dst`` itself or, for a symbolic ref,
+        the ref it ends at; None when that cannot be told and a protected branch may be at stake."""
+        if policy.classify(dst):
+            return dst
+        aliases = self.aliases
+        if dst not in aliases and self._looks_aliased(dst, policy):
+            known = getattr(self.backend, "symrefs", None)
+            if known is None:
+                return None
+            aliases = self.aliases = {**known, **aliases}
+        seen = [dst]
+        while seen[-1] in aliases:
+            seen.append(aliases[seen[-1]])
+            if len(seen) > MAX_SYMREF_DEPTH + 1 or seen[-1] in seen[:-1]:
+                return None
+        return seen[-1]
+
+    def _looks_aliased(self, dst, policy):
+        """``dst`` is listed at the same commit as a protected branch: what a symbolic ref to it
+        looks like in a listing that names no symbolic ref (the receiving side's)."""
+        listed = self.listed or {}
+        oid = listed.get(dst)
+        return oid is not None and any(value == oid and policy.classify(ref) and policy.classify(ref)[0] == "local"
+                                       for ref, value in listed.items())
 
     def remote_is_empty(self):
         """The remote advertised no branch at all for this push (not asked: not known to be empty)."""

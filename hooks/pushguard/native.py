@@ -33,11 +33,51 @@ def unquote(value):
         return value[1:-1]
 
 
+def forward(url, args, key):
+    """Run git ARGS with TOKEN standing for ``url`` (``url.<url>.<key>=TOKEN``); (status, stdout
+    text). stderr is the user's."""
+    rfd, wfd = os.pipe()
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    try:
+        pid = gitio.spawn_foreground(args, gitio.with_config("url.%s.%s" % (url, key), TOKEN), devnull, wfd)
+    finally:
+        os.close(wfd)
+        os.close(devnull)
+    chunks = []
+    try:
+        while True:
+            data = os.read(rfd, 65536)
+            if not data:
+                break
+            chunks.append(data)
+    finally:
+        os.close(rfd)
+    return gitio.wait(pid), b"".join(chunks).decode("utf-8", "surrogateescape")
+
+
+def advertisement(url):
+    """(refs {name: oid}, symrefs {name: target}) the remote at ``url`` advertises to a fetch, or
+    None when it cannot be asked. Protocol v2 is asked for whatever the caller configured: only its
+    ``ls-refs`` names the target of a symbolic ref other than HEAD (v0 shows HEAD's alone)."""
+    rc, out = forward(url, ["-c", "protocol.version=2", "ls-remote", "--symref", TOKEN], "insteadOf")
+    if rc != 0:
+        return None
+    refs, symrefs = {}, {}
+    for row in out.splitlines():
+        value, _, name = row.partition("\t")
+        if value.startswith("ref: "):
+            symrefs[name] = value[len("ref: "):]
+        elif name and not name.endswith("^{}"):
+            refs[name] = value
+    return refs, symrefs
+
+
 class Native:
     def __init__(self, url):
         self.url = url
         self.flags = ["--no-signed"]
         self.verbosity = 1
+        self.symrefs = None  # the remote's symbolic refs, from its listing: name -> target
 
     def capabilities(self):
         return ["push", "option"]
@@ -47,11 +87,11 @@ class Native:
         if name == "verbosity" and value.isdigit():
             self.verbosity = int(value)
             return "ok"
-        if name == "cas":
-            self.flags.append("--force-with-lease=" + value)
-            return "ok"
         if name == "push-option":
             self.flags.append("--push-option=" + unquote(value))
+            return "ok"
+        if name == "cas":
+            self.flags.append("--force-with-lease=" + unquote(value))
             return "ok"
         if (name, value) not in FLAGS:
             return "unsupported"
@@ -62,43 +102,18 @@ class Native:
             self.flags.append(flag)
         return "ok"
 
-    def _git(self, args, key):
-        """Run a forwarded git command; (status, stdout text). stderr is the user's."""
-        rfd, wfd = os.pipe()
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        try:
-            pid = gitio.spawn_foreground(args, gitio.with_config("url.%s.%s" % (self.url, key), TOKEN),
-                                            devnull, wfd)
-        finally:
-            os.close(wfd)
-            os.close(devnull)
-        chunks = []
-        try:
-            while True:
-                data = os.read(rfd, 65536)
-                if not data:
-                    break
-                chunks.append(data)
-        finally:
-            os.close(rfd)
-        return gitio.wait(pid), b"".join(chunks).decode("utf-8", "surrogateescape")
-
     def list(self, command):
-        rc, out = self._git(["ls-remote", TOKEN], "insteadOf")
-        if rc != 0:
+        listed = advertisement(self.url)
+        if listed is None:
             raise SystemExit(128)  # git has said why on stderr
-        lines = []
-        for row in out.splitlines():
-            oid, _, ref = row.partition("\t")
-            if ref and ref != "HEAD" and not ref.endswith("^{}"):
-                lines.append("%s %s" % (oid, ref))
-        return lines
+        refs, self.symrefs = listed
+        return ["%s %s" % (oid, ref) for ref, oid in refs.items() if ref != "HEAD"]
 
-    def push(self, batch):
-        specs = [line[len("push "):] for line in batch]
+    def push(self, specs):
+        """Push ``specs`` (``[+]<src>:<dst>``, checked by the caller); the helper's status lines."""
         quiet = ["-v"] * (self.verbosity - 1)  # not -q: a quiet push reports nothing, not even in porcelain
         args = ["push", "--porcelain", "--no-verify", "--recurse-submodules=no", "--no-follow-tags"]
-        rc, out = self._git(args + quiet + self.flags + [TOKEN] + specs, "pushInsteadOf")
+        rc, out = forward(self.url, args + quiet + self.flags + [TOKEN] + specs, "pushInsteadOf")
         done = {}
         for row in out.splitlines():
             fields = row.split("\t")

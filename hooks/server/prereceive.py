@@ -7,6 +7,9 @@ still in a quarantine directory (``GIT_QUARANTINE_PATH``, ``GIT_OBJECT_DIRECTORY
 exit rejects every ref of the push, and what the hook prints reaches the client as ``remote:`` lines.
 Whatever goes wrong in here ends in a refusal: the shell script only starts Python when a protected
 branch may be at stake.
+
+A pushed ref that is a symbolic ref is judged as the ref it ends at: receive-pack updates (or deletes)
+that one through it, and pre-receive sees only the name pushed.
 """
 import os
 import sys
@@ -48,6 +51,40 @@ def is_ancestor(old, new):
     return {0: True, 1: False}.get(rc)
 
 
+def may_be_symref(git_dir, ref):
+    """Whether ``ref`` may be a symbolic ref, without a process: the files backend stores one only as
+    a loose file starting ``ref:`` or a symbolic link (never in packed-refs); under reftable, any may be."""
+    if os.path.isdir(os.path.join(git_dir, "reftable")):
+        return True
+    path = os.path.join(git_dir, ref)
+    if os.path.islink(path):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4) == b"ref:"
+    except OSError:
+        return False  # no loose file (packed, or new): not a symbolic ref
+
+
+def symref_target(ref):
+    """The ref ``ref`` ends at when it is a symbolic ref (however deep, dangling or not), asked of
+    git; None when it is not one. Raises GitError when git cannot tell."""
+    rc, out = git_run(["symbolic-ref", "-q", ref])
+    if rc == 1:
+        return None
+    target = out.decode("utf-8", "surrogateescape").strip()
+    if rc != 0 or not _sane_ref(target):
+        raise GitError("git cannot say where the symbolic ref %s points" % safe(ref, 80))
+    return target
+
+
+def effective_ref(policy, ref, git_dir):
+    """The ref an update of ``ref`` writes: ``ref``, or the ref it points to when it is a symbolic one."""
+    if policy.classify(ref) or not may_be_symref(git_dir, ref):
+        return ref
+    return symref_target(ref) or ref
+
+
 def decide(server, data, environ, ancestor=is_ancestor):
     """The refusal for this push, or None to accept it."""
     updates, bad = parse(data)
@@ -59,9 +96,10 @@ def decide(server, data, environ, ancestor=is_ancestor):
                          "the line %r is not what git sends to pre-receive; %s" % (safe(bad[0], 120), whole),
                          ["agentguard doctor --server <this repository>   # on the server"])
     policy = server.policy
+    git_dir = environ.get("GIT_DIR") or "."
     hits = []
     for update in updates:
-        kind = policy.classify(update.ref)
+        kind = policy.classify(effective_ref(policy, update.ref, git_dir))
         if kind and kind[0] == "local":
             hits.append((update, kind[1]))
     if not hits:
@@ -71,16 +109,16 @@ def decide(server, data, environ, ancestor=is_ancestor):
         return _not_allowed(who, hits, whole, total)
     for update, branch in hits:
         if is_zero(update.new):
-            return _rewrite(who, update, branch, "deleting protected branch '%s'" % safe(branch, 80), whole,
+            return _rewrite(who, update, branch, "deleting protected branch %s" % _named(update, branch), whole,
                             ["(a protected branch is deleted by the server's administrator, not by a push)"])
         if is_zero(update.old):
             continue  # creating it: nothing to lose
         forward = ancestor(update.old, update.new)
         if forward is not True:
-            what = ("a non-fast-forward update of protected branch '%s'" if forward is False else
-                    "an update of protected branch '%s' that git cannot show to be a fast-forward")
+            what = ("a non-fast-forward update of protected branch %s" if forward is False else
+                    "an update of protected branch %s that git cannot show to be a fast-forward")
             b = safe(branch, 80)
-            return _rewrite(who, update, branch, what % b, whole, [
+            return _rewrite(who, update, branch, what % _named(update, branch), whole, [
                 "git pull --rebase %s %s   # then push again: a fast-forward" % (REMOTE, b),
                 "git push -u %s HEAD:refs/heads/%s   # or push it to a new branch and open a pull request"
                 % (REMOTE, R.NEW_BRANCH)])
@@ -100,9 +138,15 @@ def _not_allowed(who, hits, whole, total):
              "then open a pull request into '%s'" % b]
     if total > len(hits):
         steps.append("push the other refs again on their own: they were rejected with it")
-    return R.Refusal("server-push-protected", "%s protected branch '%s'%s %s" % (verb, b, more, by),
+    return R.Refusal("server-push-protected", "%s protected branch %s%s %s" % (verb, _named(update, branch), more, by),
                      "protected branches change on this server only through allowed pushers; %s" % whole,
                      steps, [u for u, _ in hits], branch=branch)
+
+
+def _named(update, branch):
+    """'main', or 'main' (through the symbolic ref refs/heads/trunk)."""
+    via = "" if update.ref == "refs/heads/" + branch else " (through the symbolic ref %s)" % safe(update.ref, 80)
+    return "'%s'%s" % (safe(branch, 80), via)
 
 
 def _rewrite(who, update, branch, what, whole, steps):
