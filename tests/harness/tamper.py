@@ -1,14 +1,15 @@
 """Tool calls that change the guard by a route the check before the call cannot read, so that the
 after-check (`check --after`) is what stands between them and a broken guard."""
-import base64
 
 DELETED = "DELETED-BY-THE-CALL"
 
 
 def sneaky(script):
-    """A command the analyser cannot read (a script piped to sh from base64): the check before the
-    call lets it run."""
-    return "echo %s | base64 -d | sh" % base64.b64encode(script.encode()).decode()
+    """A command the analyser cannot read (Python running a shell script it decodes from hex): the
+    check before the call lets it run. (A script piped to sh from base64 is refused since #26: a pipe
+    that makes code from text, in a line that names the guard once decoded.)"""
+    return ("python3 -c \"import subprocess, sys; sys.exit(subprocess.call(['sh', '-c', bytes.fromhex('%s').decode()]))\""
+            % script.encode().hex())
 
 
 def deleting(hook, status=0, via="sh"):
