@@ -9,6 +9,9 @@ import select
 import time
 
 TIMEOUT = 10.0
+PROGRAM_ENV = "AGENTGUARD_GIT"  # the git install recorded; every launcher of the runtime sets it
+# Where git finds the programs it runs (upload-pack, remote helpers): the caller's, never the runtime's.
+EXEC_PATH_ENV = "GIT_EXEC_PATH"
 
 
 class GitError(Exception):
@@ -43,6 +46,18 @@ def with_config(key, value, environ=None):
     return env
 
 
+def program():
+    """The git the runtime runs: the absolute path install recorded (``AGENTGUARD_GIT``, set by the
+    hook or launcher that started this process), else ``git`` from PATH (the package, in-process)."""
+    path = os.environ.get(PROGRAM_ENV, "")
+    return path if os.path.isabs(path) else "git"
+
+
+def _own_programs(env):
+    """``env`` for a git the runtime starts: its own exec path, not the caller's ``GIT_EXEC_PATH``."""
+    return {k: v for k, v in env.items() if k != EXEC_PATH_ENV} if EXEC_PATH_ENV in env else env
+
+
 def read_bounded(stream, limit):
     """A hook's stdin, at most ``limit`` bytes. More than that is drained, so that git is not
     blocked writing to us, and raises ValueError: too much to decide on is refused."""
@@ -70,7 +85,7 @@ def run_many(calls, cwd=None, timeout=TIMEOUT, env=None):
     try:
         for args in calls:
             pending.append(_start(["git"] + (["-C", cwd] if cwd else []) + list(args),
-                                  os.environ if env is None else env, args))
+                                  _own_programs(os.environ if env is None else env), args))
         deadline = time.monotonic() + timeout
         results = []
         while pending:
@@ -130,7 +145,7 @@ def spawn_foreground(args, env, stdin_fd, stdout_fd):
     command it stands in for would. Returns the pid; ``wait`` reaps it."""
     actions = [(os.POSIX_SPAWN_DUP2, stdin_fd, 0), (os.POSIX_SPAWN_DUP2, stdout_fd, 1)]
     try:
-        return os.posix_spawnp("git", ["git"] + list(args), env, file_actions=actions)
+        return os.posix_spawnp(program(), ["git"] + list(args), _own_programs(env), file_actions=actions)
     except OSError as exc:
         raise GitError("cannot run git: %s" % exc.strerror)
 
@@ -145,9 +160,9 @@ def _spawn(argv, env, actions):
     """git in a session of its own (no terminal to prompt on; killed as a group), or, where
     ``posix_spawn`` cannot start a session, in a process group of its own (POSIX)."""
     try:
-        return os.posix_spawnp("git", argv, env, file_actions=actions, setsid=True)
+        return os.posix_spawnp(program(), argv, env, file_actions=actions, setsid=True)
     except NotImplementedError:
-        return os.posix_spawnp("git", argv, env, file_actions=actions, setpgroup=0)
+        return os.posix_spawnp(program(), argv, env, file_actions=actions, setpgroup=0)
 
 
 def _kill(pid):

@@ -38,11 +38,16 @@ class RepoState:
         return self._ag_home or os.path.join(self.common_dir, "agentguard")
 
     def current(self, ref):
-        """The object a ref points at now (before the transaction), or None."""
+        """The object a ref points at now (before the transaction), or None when there is no such
+        ref. A git that fails otherwise raises GitError: never taken for a missing ref."""
         def find():
             rc, out = gitio.run(["rev-parse", "-q", "--verify", ref], cwd=self.cwd)
             value = out.decode("ascii", "replace").strip()
-            return value if rc == 0 and is_oid(value) else None
+            if rc == 0 and is_oid(value):
+                return value
+            if rc == 1 and not value:
+                return None
+            raise gitio.GitError("git cannot read %s" % ref[:200])
         return self._memo(("current", ref), find)
 
     def head_branch(self):
@@ -86,11 +91,10 @@ class RepoState:
             return pairs
         return self._memo("remotes-refs", read)
 
-    def has_branches(self):
-        def read():
-            _, out = gitio.run(["for-each-ref", "--count=1", "--format=x", "refs/heads/"], cwd=self.cwd)
-            return bool(out.strip())
-        return self._memo("has-branches", read)
+    def is_empty(self):
+        """True for a repository with nothing in it yet (``is_empty``): its first commit may create a
+        protected branch."""
+        return self._memo("empty", lambda: is_empty(self.common_dir, self.cwd))
 
     def _remote_config(self, own):
         """[(key, value)] of REMOTE_KEYS in git's order. ``own``: the repository's own config, without
@@ -143,9 +147,25 @@ class RepoState:
 
     def fetches_recorded(self, name):
         """``follows(name)``, and a fetch run now (``-c`` and ``GIT_CONFIG_*`` included) reads the
-        recorded URL too: what a fetch into a followed remote's tracking refs must satisfy."""
+        recorded URL too, with git's own programs: what a fetch into a followed remote's tracking refs
+        must satisfy."""
         recorded = self.recorded_remotes()
-        return self.follows(name) and (recorded is None or self.fetch_url(name, own=False) == recorded[name])
+        return self.follows(name) and (recorded is None or self.fetch_url(name, own=False) == recorded[name]) \
+            and not self.programs_swapped()
+
+    def programs_swapped(self):
+        """The caller's git runs its transport programs (``git-upload-pack`` for a local remote, the
+        remote helpers) from a ``GIT_EXEC_PATH`` that is not the exec path of the git install recorded:
+        what such a fetch brings is not what the remote holds. Costs a git start only when the
+        variable is set."""
+        def ask():
+            given = os.environ.get(gitio.EXEC_PATH_ENV)
+            if given is None:
+                return False
+            rc, out = gitio.run(["--exec-path"])
+            own = out.decode("utf-8", "surrogateescape").strip()
+            return rc != 0 or not own or os.path.realpath(given) != os.path.realpath(own)
+        return self._memo("programs-swapped", ask)
 
     def remote_heads(self, remote, branches):
         """{branch: oid} that ``remote`` (a configured remote's name) advertises now for each of
@@ -193,6 +213,30 @@ class RepoState:
             return True
         rc, _ = gitio.run(["merge-base", "--is-ancestor", commit, of], cwd=self.cwd)
         return rc == 0
+
+
+def is_empty(common_dir, cwd=None, env=None):
+    """True when the repository whose common git dir is ``common_dir`` holds nothing that history
+    came from (docs/policy.md, "Empty repositories"): no ref of any kind, loose or packed (branches,
+    tags, remote-tracking refs, notes, the stash), no pack in its object store, no HEAD reflog and no
+    ``shallow`` file. What a clone or any past commit leaves behind is one of these, and the refs an
+    agent can delete with git are not all of them. Raises GitError when git cannot list the refs."""
+    rc, out = gitio.run(["for-each-ref", "--count=1", "--format=x"], cwd=cwd, env=env)
+    if rc != 0:
+        raise gitio.GitError("git cannot read this repository's refs")
+    if out.strip():
+        return False
+    for rel in ("shallow", os.path.join("logs", "HEAD")):
+        try:
+            if os.path.getsize(os.path.join(common_dir, rel)) > 0:
+                return False
+        except OSError:
+            pass
+    try:
+        packs = os.listdir(os.path.join(common_dir, "objects", "pack"))
+    except OSError:
+        packs = []
+    return not any(name.endswith(".pack") for name in packs)
 
 
 def _tracks(ref, branch):
