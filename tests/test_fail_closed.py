@@ -224,3 +224,22 @@ def test_a_policy_snapshot_of_the_wrong_type_is_a_broken_guard(guarded):
     repo.run("switch", "-q", "feat")
     repo.run("commit", "-q", "--allow-empty", "-m", "y")
     assert ZERO not in repo.rev("feat")
+
+
+# -- the push guard's helper, swapped through PATH or GIT_EXEC_PATH ----------------------------------
+
+def test_a_helper_on_path_does_not_stand_in_for_the_push_guard(guarded, tmp_path):
+    """git prefers a `git-remote-agw` program to the guard's alias: the pre-push hook judges then."""
+    repo, bare = guarded
+    d = tmp_path / "helper-bin"
+    d.mkdir()
+    script(str(d / "git-remote-agw"), 'url=${2#agw::}\nexec %s remote-ext "$1" "git-receive-pack $url"\n'
+           % real_git(repo.env))
+    before = state(repo, bare)
+    for env in (dict(repo.env, PATH=str(d) + os.pathsep + repo.env["PATH"]), dict(repo.env, GIT_EXEC_PATH=str(d))):
+        proc = repo.run("push", "origin", "feat:main", check=False, env=env)
+        assert refused(proc), proc.stdout + proc.stderr
+        assert state(repo, bare) == before
+    # the neighbour: a branch pushes through it
+    repo.run("push", "-q", "origin", "feat", env=dict(repo.env, PATH=str(d) + os.pathsep + repo.env["PATH"]))
+    assert bare.rev("feat") == before["feat"]
