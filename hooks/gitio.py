@@ -12,6 +12,7 @@ TIMEOUT = 10.0
 PROGRAM_ENV = "AGENTGUARD_GIT"  # the git install recorded; every launcher of the runtime sets it
 # Where git finds the programs it runs (upload-pack, remote helpers): the caller's, never the runtime's.
 EXEC_PATH_ENV = "GIT_EXEC_PATH"
+OWN_EXEC_PATH_ENV = "AGENTGUARD_EXEC_PATH"  # the recorded git's own, as install found it (the hooks set it)
 
 
 class GitError(Exception):

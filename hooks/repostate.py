@@ -157,11 +157,11 @@ class RepoState:
         """The caller's git runs its transport programs (``git-upload-pack`` for a local remote, the
         remote helpers) from a ``GIT_EXEC_PATH`` that is not the exec path of the git install recorded:
         what such a fetch brings is not what the remote holds. Costs a git start only when the
-        variable is set."""
+        variable is not the one install recorded (an upgraded git's is asked)."""
         def ask():
             given = os.environ.get(gitio.EXEC_PATH_ENV)
-            if given is None:
-                return False
+            if given is None or given == os.environ.get(gitio.OWN_EXEC_PATH_ENV):
+                return False  # git's own (it sets the variable for its hooks): no process
             rc, out = gitio.run(["--exec-path"])
             own = out.decode("utf-8", "surrogateescape").strip()
             return rc != 0 or not own or os.path.realpath(given) != os.path.realpath(own)

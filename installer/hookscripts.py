@@ -27,8 +27,11 @@ TOOL_ENV = "AGENTGUARD_%s"  # how a hook hands its own to the install it starts 
 def tools():
     """{name: absolute path} of ``TOOLS``: those of the hook that started this install when it says
     (post-checkout runs under the caller's PATH, so it passes the paths install recorded before),
-    else as this PATH finds them now. Raises AgentguardError when one is nowhere."""
+    else as this PATH finds them now; and ``exec_path``, where that git runs its own programs from
+    (what git puts in a hook's ``GIT_EXEC_PATH`` when the caller chose none). Raises AgentguardError
+    when one is nowhere."""
     from .errors import AgentguardError
+    from .gitenv import clean_env
     found = {}
     for name in TOOLS:
         given = os.environ.get(TOOL_ENV % name.upper(), "")
@@ -36,16 +39,34 @@ def tools():
         if not path:
             raise AgentguardError("%s is not on PATH: the hooks need it" % name)
         found[name] = os.path.abspath(path)
+    if found["git"] not in _EXEC_PATHS:
+        import subprocess
+        try:
+            out = subprocess.run([found["git"], "--exec-path"], env=clean_env(), capture_output=True, timeout=30,
+                                 check=True).stdout
+        except (OSError, subprocess.SubprocessError):
+            raise AgentguardError("%s does not say where its programs are (git --exec-path)" % found["git"])
+        _EXEC_PATHS[found["git"]] = os.path.abspath(out.decode("utf-8", "surrogateescape").strip())
+    found["exec_path"] = _EXEC_PATHS[found["git"]]
     return found
+
+
+_EXEC_PATHS: dict = {}  # git -> its exec path, asked once per process
 
 
 def tool_problems(recorded):
     """[sentence] for each program in ``recorded`` ({name: path}, install's record) that is gone."""
     if not isinstance(recorded, dict):
         return ["install recorded no programs for the hooks (git, cat, grep)"]
+
     def runs(path):
         return isinstance(path, str) and os.path.isabs(path) and os.access(path, os.X_OK)
-    return ["%s, the %s the hooks run, is gone" % (recorded.get(n), n) for n in TOOLS if not runs(recorded.get(n))]
+    found = ["%s, the %s the hooks run, is gone" % (recorded.get(n), n) for n in TOOLS if not runs(recorded.get(n))]
+    exec_path = recorded.get("exec_path")
+    if not (isinstance(exec_path, str) and os.path.isdir(exec_path)):
+        found.append("%s, where the recorded git keeps its programs, is gone (git upgraded? agentguard install "
+                     "records it again)" % exec_path)
+    return found
 
 
 def template(name):
@@ -109,7 +130,7 @@ def render(hook, policy, python, chained_name, chained_is_sh, agentguard_bin="ag
     programs = programs or tools()
     lib = template("lib.sh").rstrip("\n")
     chained = '"${0%%/*}/%s"' % chained_name if chained_name else "''"
-    for name in TOOLS:
+    for name in TOOLS + ("exec_path",):
         lib = lib.replace("@AG_%s@" % name.upper(), sh_quote(programs[name]))
     lib = (lib.replace("@AG_PY@", sh_quote(python))
               .replace("@AG_CHAINED@", chained)

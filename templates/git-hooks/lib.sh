@@ -6,8 +6,11 @@ ag_git=@AG_GIT@
 ag_cat=@AG_CAT@
 # shellcheck disable=SC2034 # used by the hooks that filter many lines (reference-transaction, pre-receive)
 ag_grep=@AG_GREP@
+# where that git runs its own programs from: git's GIT_EXEC_PATH in a hook, unless the caller chose another
+ag_exec_path=@AG_EXEC_PATH@
 AGENTGUARD_GIT=$ag_git
-export AGENTGUARD_GIT
+AGENTGUARD_EXEC_PATH=$ag_exec_path
+export AGENTGUARD_GIT AGENTGUARD_EXEC_PATH
 ag_chained=@AG_CHAINED@
 ag_chained_sh=@AG_CHAINED_SH@
 ag_in=
