@@ -47,11 +47,12 @@ SCP = re.compile(r"\A([^/:@]+@)?([^/:]+):(?!//)")
 URL = re.compile(r"\A([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)/")
 
 
-def launcher(python):
+def launcher(python, git=None):
+    """The launcher's bytes for ``python`` and ``git`` (the one install finds now when None)."""
     from .adapters import sh_quote
     from .hookscripts import tools
     q = sh_quote(python)
-    return (LAUNCHER % (SCHEME, SCHEME, PREFIX, sh_quote(tools()["git"]), q, q)).encode()
+    return (LAUNCHER % (SCHEME, SCHEME, PREFIX, sh_quote(git or tools()["git"]), q, q)).encode()
 
 
 def config_path(info):

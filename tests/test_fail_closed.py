@@ -243,3 +243,19 @@ def test_a_helper_on_path_does_not_stand_in_for_the_push_guard(guarded, tmp_path
     # the neighbour: a branch pushes through it
     repo.run("push", "-q", "origin", "feat", env=dict(repo.env, PATH=str(d) + os.pathsep + repo.env["PATH"]))
     assert bare.rev("feat") == before["feat"]
+
+
+def test_install_records_the_programs_and_the_doctor_checks_them(guarded):
+    """The manifest names the git, cat and grep the hooks run and git's exec path; the doctor fails
+    when one is gone (a git upgraded away from its exec path: install records it again)."""
+    from agentguard.installer.hookscripts import tool_problems
+    repo, _ = guarded
+    with open(os.path.join(repo.path, ".git", "agentguard", "manifest.json")) as fh:
+        recorded = json.load(fh)["tools"]
+    assert recorded["git"] == real_git(repo.env) and recorded["exec_path"] == exec_path(repo.env)
+    hook = open(os.path.join(repo.path, ".git", "hooks", "reference-transaction")).read()
+    assert "ag_git='%s'" % recorded["git"] in hook and "ag_cat='%s'" % recorded["cat"] in hook
+    assert tool_problems(recorded) == []
+    gone = dict(recorded, cat="/nonexistent/cat", exec_path="/nonexistent/git-core")
+    assert [p.split(",")[0] for p in tool_problems(gone)] == ["/nonexistent/cat", "/nonexistent/git-core"]
+    assert tool_problems(None)
