@@ -70,23 +70,23 @@ def read_bounded(stream, limit):
     return data
 
 
-def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
-    """Run ``git ARGS`` (in ``cwd``, with ``env`` or this process's environment); return
-    (returncode, stdout bytes). Never leaves a child behind."""
-    rc, out = run_many([args], cwd=cwd, timeout=timeout, env=env)[0]
+def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None, git=None):
+    """Run ``git ARGS`` (in ``cwd``, with ``env`` or this process's environment; ``git``: another
+    git binary than ``program()``); return (returncode, stdout bytes). Never leaves a child behind."""
+    rc, out = run_many([args], cwd=cwd, timeout=timeout, env=env, git=git)[0]
     if check and rc != 0:
         raise GitError("git %s failed" % (args[0] if args else ""))
     return rc, out
 
 
-def run_many(calls, cwd=None, timeout=TIMEOUT, env=None):
+def run_many(calls, cwd=None, timeout=TIMEOUT, env=None, git=None):
     """Run several git commands at once (``calls``: [args]); [(returncode, stdout)] in order. They
     overlap in time: one git start of latency instead of one per call."""
     pending = []  # (pid, read end, args) started and not yet reaped
     try:
         for args in calls:
             pending.append(_start(["git"] + (["-C", cwd] if cwd else []) + list(args),
-                                  _own_programs(os.environ if env is None else env), args))
+                                  _own_programs(os.environ if env is None else env), args, git))
         deadline = time.monotonic() + timeout
         results = []
         while pending:
@@ -101,13 +101,13 @@ def run_many(calls, cwd=None, timeout=TIMEOUT, env=None):
         raise
 
 
-def _start(argv, env, args):
+def _start(argv, env, args, git=None):
     rfd, wfd = os.pipe()
     devnull = os.open(os.devnull, os.O_RDWR)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, wfd, 1),
                (os.POSIX_SPAWN_DUP2, devnull, 2), (os.POSIX_SPAWN_CLOSE, rfd)]
     try:
-        pid = _spawn(argv, env, actions)
+        pid = _spawn(argv, env, actions, git or program())
     except OSError as exc:
         os.close(rfd)
         raise GitError("cannot run git: %s" % exc.strerror)
@@ -157,13 +157,13 @@ def wait(pid):
     return os.waitstatus_to_exitcode(status)
 
 
-def _spawn(argv, env, actions):
+def _spawn(argv, env, actions, path):
     """git in a session of its own (no terminal to prompt on; killed as a group), or, where
     ``posix_spawn`` cannot start a session, in a process group of its own (POSIX)."""
     try:
-        return os.posix_spawnp(program(), argv, env, file_actions=actions, setsid=True)
+        return os.posix_spawnp(path, argv, env, file_actions=actions, setsid=True)
     except NotImplementedError:
-        return os.posix_spawnp(program(), argv, env, file_actions=actions, setpgroup=0)
+        return os.posix_spawnp(path, argv, env, file_actions=actions, setpgroup=0)
 
 
 def _kill(pid):

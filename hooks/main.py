@@ -77,6 +77,7 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
         if unclaimed_bare(state):
             return 0
         pid = argv[1] if len(argv) > 1 else ""
+        state.caller = int(pid) if pid.isdigit() else None
         args = argv[2:]
         raw_argv = procargv.read_process_argv(pid) if pid.isdigit() else None
         call = cli.parse(raw_argv, state.ag_home) if raw_argv else None

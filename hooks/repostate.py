@@ -14,8 +14,9 @@ TRANSPORT_KEYS = ("uploadpack", "vcs")
 class RepoState:
     """Lazy, cached views of a repository, from inside a hook (cwd = the worktree or git dir)."""
 
-    def __init__(self, ag_home=None, cwd=None):
+    def __init__(self, ag_home=None, cwd=None, caller=None):
         self.cwd = cwd
+        self.caller = caller  # the pid of the git process that runs the hook, when known
         self._cache = {}
         self._ag_home = ag_home
 
@@ -162,9 +163,19 @@ class RepoState:
             given = os.environ.get(gitio.EXEC_PATH_ENV)
             if given is None or given == os.environ.get(gitio.OWN_EXEC_PATH_ENV):
                 return False  # git's own (it sets the variable for its hooks): no process
-            rc, out = gitio.run(["--exec-path"])
-            own = out.decode("utf-8", "surrogateescape").strip()
-            return rc != 0 or not own or os.path.realpath(given) != os.path.realpath(own)
+            # an upgraded git, or another git than the recorded one running this hook (an IDE's):
+            # each has its own, which it says when the variable is not set
+            from .gitmodel.procargv import executable
+            running = executable(self.caller) if self.caller else None
+            for git in [None] + ([running] if running and os.path.isabs(running) else []):
+                try:
+                    rc, out = gitio.run(["--exec-path"], git=git)
+                except gitio.GitError:
+                    continue
+                own = out.decode("utf-8", "surrogateescape").strip()
+                if rc == 0 and own and os.path.realpath(given) == os.path.realpath(own):
+                    return False
+            return True
         return self._memo("programs-swapped", ask)
 
     def remote_heads(self, remote, branches):

@@ -259,3 +259,21 @@ def test_install_records_the_programs_and_the_doctor_checks_them(guarded):
     gone = dict(recorded, cat="/nonexistent/cat", exec_path="/nonexistent/git-core")
     assert [p.split(",")[0] for p in tool_problems(gone)] == ["/nonexistent/cat", "/nonexistent/git-core"]
     assert tool_problems(None)
+
+
+def test_another_git_than_the_recorded_one_fetches_main(guarded, tmp_path):
+    """An IDE's git, not the one install recorded, runs the hooks with its own GIT_EXEC_PATH: that is
+    no swapped program, and its fetch brings the remote's main."""
+    repo, bare = guarded
+    recorded = real_git(repo.env)
+    others = [g for g in (os.path.expanduser("~/.cache/agentguard-git/2.47/bin/git"), "/usr/bin/git")
+              if os.access(g, os.X_OK) and os.path.realpath(g) != os.path.realpath(recorded)]
+    if not others:
+        import pytest
+        pytest.skip("one git on this machine")
+    new = upstream_advance(bare, repo.env, tmp_path)
+    proc = subprocess.run([others[0], "fetch", "origin"], cwd=repo.path, env=repo.env, capture_output=True, text=True)
+    assert proc.returncode == 0 and repo.rev("refs/remotes/origin/main") == new, proc.stderr
+    proc = subprocess.run([others[0], "merge", "-q", "--ff-only", "origin/main"], cwd=repo.path, env=repo.env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and repo.rev("main") == new, proc.stderr
