@@ -9,6 +9,10 @@ import select
 import time
 
 TIMEOUT = 10.0
+PROGRAM_ENV = "AGENTGUARD_GIT"  # the git install recorded; every launcher of the runtime sets it
+# Where git finds the programs it runs (upload-pack, remote helpers): the caller's, never the runtime's.
+EXEC_PATH_ENV = "GIT_EXEC_PATH"
+OWN_EXEC_PATH_ENV = "AGENTGUARD_EXEC_PATH"  # the recorded git's own, as install found it (the hooks set it)
 
 
 class GitError(Exception):
@@ -43,6 +47,18 @@ def with_config(key, value, environ=None):
     return env
 
 
+def program():
+    """The git the runtime runs: the absolute path install recorded (``AGENTGUARD_GIT``, set by the
+    hook or launcher that started this process), else ``git`` from PATH (the package, in-process)."""
+    path = os.environ.get(PROGRAM_ENV, "")
+    return path if os.path.isabs(path) else "git"
+
+
+def _own_programs(env):
+    """``env`` for a git the runtime starts: its own exec path, not the caller's ``GIT_EXEC_PATH``."""
+    return {k: v for k, v in env.items() if k != EXEC_PATH_ENV} if EXEC_PATH_ENV in env else env
+
+
 def read_bounded(stream, limit):
     """A hook's stdin, at most ``limit`` bytes. More than that is drained, so that git is not
     blocked writing to us, and raises ValueError: too much to decide on is refused."""
@@ -54,23 +70,23 @@ def read_bounded(stream, limit):
     return data
 
 
-def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None):
-    """Run ``git ARGS`` (in ``cwd``, with ``env`` or this process's environment); return
-    (returncode, stdout bytes). Never leaves a child behind."""
-    rc, out = run_many([args], cwd=cwd, timeout=timeout, env=env)[0]
+def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None, git=None):
+    """Run ``git ARGS`` (in ``cwd``, with ``env`` or this process's environment; ``git``: another
+    git binary than ``program()``); return (returncode, stdout bytes). Never leaves a child behind."""
+    rc, out = run_many([args], cwd=cwd, timeout=timeout, env=env, git=git)[0]
     if check and rc != 0:
         raise GitError("git %s failed" % (args[0] if args else ""))
     return rc, out
 
 
-def run_many(calls, cwd=None, timeout=TIMEOUT, env=None):
+def run_many(calls, cwd=None, timeout=TIMEOUT, env=None, git=None):
     """Run several git commands at once (``calls``: [args]); [(returncode, stdout)] in order. They
     overlap in time: one git start of latency instead of one per call."""
     pending = []  # (pid, read end, args) started and not yet reaped
     try:
         for args in calls:
             pending.append(_start(["git"] + (["-C", cwd] if cwd else []) + list(args),
-                                  os.environ if env is None else env, args))
+                                  _own_programs(os.environ if env is None else env), args, git))
         deadline = time.monotonic() + timeout
         results = []
         while pending:
@@ -85,13 +101,13 @@ def run_many(calls, cwd=None, timeout=TIMEOUT, env=None):
         raise
 
 
-def _start(argv, env, args):
+def _start(argv, env, args, git=None):
     rfd, wfd = os.pipe()
     devnull = os.open(os.devnull, os.O_RDWR)
     actions = [(os.POSIX_SPAWN_DUP2, devnull, 0), (os.POSIX_SPAWN_DUP2, wfd, 1),
                (os.POSIX_SPAWN_DUP2, devnull, 2), (os.POSIX_SPAWN_CLOSE, rfd)]
     try:
-        pid = _spawn(argv, env, actions)
+        pid = _spawn(argv, env, actions, git or program())
     except OSError as exc:
         os.close(rfd)
         raise GitError("cannot run git: %s" % exc.strerror)
@@ -130,7 +146,7 @@ def spawn_foreground(args, env, stdin_fd, stdout_fd):
     command it stands in for would. Returns the pid; ``wait`` reaps it."""
     actions = [(os.POSIX_SPAWN_DUP2, stdin_fd, 0), (os.POSIX_SPAWN_DUP2, stdout_fd, 1)]
     try:
-        return os.posix_spawnp("git", ["git"] + list(args), env, file_actions=actions)
+        return os.posix_spawnp(program(), ["git"] + list(args), _own_programs(env), file_actions=actions)
     except OSError as exc:
         raise GitError("cannot run git: %s" % exc.strerror)
 
@@ -141,13 +157,13 @@ def wait(pid):
     return os.waitstatus_to_exitcode(status)
 
 
-def _spawn(argv, env, actions):
+def _spawn(argv, env, actions, path):
     """git in a session of its own (no terminal to prompt on; killed as a group), or, where
     ``posix_spawn`` cannot start a session, in a process group of its own (POSIX)."""
     try:
-        return os.posix_spawnp("git", argv, env, file_actions=actions, setsid=True)
+        return os.posix_spawnp(path, argv, env, file_actions=actions, setsid=True)
     except NotImplementedError:
-        return os.posix_spawnp("git", argv, env, file_actions=actions, setpgroup=0)
+        return os.posix_spawnp(path, argv, env, file_actions=actions, setpgroup=0)
 
 
 def _kill(pid):

@@ -23,14 +23,21 @@ HOOKS = ("reference-transaction", "pre-push", "pre-commit", "pre-merge-commit", 
 def unclaimed_bare(state):
     """A bare repository (a mirror, a server) that git made from agentguard's template and nobody
     installed agentguard into: the client backstop has no branch to guard there (install refuses
-    bare repositories; a server is guarded with ``install --server``). Costs nothing elsewhere."""
+    bare repositories; a server is guarded with ``install --server``). Costs nothing elsewhere.
+
+    Bare by what its own config says (not the caller's ``git -c core.bare=true``), and with nothing a
+    work tree leaves in its git dir: an index, HEAD's reflog (a clone, a commit). A work tree's
+    separate git dir (``clone --separate-git-dir``) is guarded like ``.git``; on doubt, guard."""
     import os
     home = state.ag_home
     if not os.path.isfile(os.path.join(home, TEMPLATE_MARK)) or os.path.lexists(os.path.join(home, "manifest.json")):
         return False
-    if os.path.basename(os.path.dirname(os.path.abspath(home))) == ".git":
+    git_dir = os.path.dirname(os.path.abspath(home))
+    if os.path.basename(git_dir) == ".git":
         return False  # a work tree's git dir, whatever core.bare says: `git config core.bare true` is no way out
-    rc, out = gitio.run(["rev-parse", "--is-bare-repository"])
+    if any(os.path.lexists(os.path.join(git_dir, rel)) for rel in ("index", os.path.join("logs", "HEAD"))):
+        return False
+    rc, out = gitio.run(["rev-parse", "--is-bare-repository"], env=gitio.without_command_line_config())
     return rc == 0 and out.strip() == b"true"
 
 
@@ -70,6 +77,7 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
         if unclaimed_bare(state):
             return 0
         pid = argv[1] if len(argv) > 1 else ""
+        state.caller = int(pid) if pid.isdigit() else None
         args = argv[2:]
         raw_argv = procargv.read_process_argv(pid) if pid.isdigit() else None
         call = cli.parse(raw_argv, state.ag_home) if raw_argv else None

@@ -107,7 +107,9 @@ class Policy:
     them once they exist, and the doctor says so)."""
 
     def __init__(self, branches, source="default", remotes=None):
-        self.branches = validate_patterns(list(branches))
+        self.branches = validate_patterns(branches)  # by type first: a string is no list of patterns
+        if not isinstance(source, str):
+            raise PolicyError("the policy's source must be a string")
         self.source = source
         self.remotes = validate_remotes(remotes) or None
 
@@ -148,7 +150,7 @@ class Policy:
     def from_json(cls, data):
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise PolicyError("policy snapshot has an unknown format")
-        return cls(data.get("branches"), str(data.get("source", "snapshot")), data.get("remotes"))
+        return cls(data.get("branches"), data.get("source", "snapshot"), data.get("remotes"))
 
 
 SNAPSHOT_NAME = "policy.json"

@@ -14,8 +14,9 @@ TRANSPORT_KEYS = ("uploadpack", "vcs")
 class RepoState:
     """Lazy, cached views of a repository, from inside a hook (cwd = the worktree or git dir)."""
 
-    def __init__(self, ag_home=None, cwd=None):
+    def __init__(self, ag_home=None, cwd=None, caller=None):
         self.cwd = cwd
+        self.caller = caller  # the pid of the git process that runs the hook, when known
         self._cache = {}
         self._ag_home = ag_home
 
@@ -38,11 +39,16 @@ class RepoState:
         return self._ag_home or os.path.join(self.common_dir, "agentguard")
 
     def current(self, ref):
-        """The object a ref points at now (before the transaction), or None."""
+        """The object a ref points at now (before the transaction), or None when there is no such
+        ref. A git that fails otherwise raises GitError: never taken for a missing ref."""
         def find():
             rc, out = gitio.run(["rev-parse", "-q", "--verify", ref], cwd=self.cwd)
             value = out.decode("ascii", "replace").strip()
-            return value if rc == 0 and is_oid(value) else None
+            if rc == 0 and is_oid(value):
+                return value
+            if rc == 1 and not value:
+                return None
+            raise gitio.GitError("git cannot read %s" % ref[:200])
         return self._memo(("current", ref), find)
 
     def head_branch(self):
@@ -87,11 +93,10 @@ class RepoState:
             return pairs
         return self._memo("remotes-refs", read)
 
-    def has_branches(self):
-        def read():
-            _, out = gitio.run(["for-each-ref", "--count=1", "--format=x", "refs/heads/"], cwd=self.cwd)
-            return bool(out.strip())
-        return self._memo("has-branches", read)
+    def is_empty(self):
+        """True for a repository with nothing in it yet (``is_empty``): its first commit may create a
+        protected branch."""
+        return self._memo("empty", lambda: is_empty(self.common_dir, self.cwd))
 
     def _remote_config(self, own):
         """[(key, value)] of REMOTE_KEYS in git's order. ``own``: the repository's own config, without
@@ -144,9 +149,35 @@ class RepoState:
 
     def fetches_recorded(self, name):
         """``follows(name)``, and a fetch run now (``-c`` and ``GIT_CONFIG_*`` included) reads the
-        recorded URL too: what a fetch into a followed remote's tracking refs must satisfy."""
+        recorded URL too, with git's own programs: what a fetch into a followed remote's tracking refs
+        must satisfy."""
         recorded = self.recorded_remotes()
-        return self.follows(name) and (recorded is None or self.fetch_url(name, own=False) == recorded[name])
+        return self.follows(name) and (recorded is None or self.fetch_url(name, own=False) == recorded[name]) \
+            and not self.programs_swapped()
+
+    def programs_swapped(self):
+        """The caller's git runs its transport programs (``git-upload-pack`` for a local remote, the
+        remote helpers) from a ``GIT_EXEC_PATH`` that is not the exec path of the git install recorded:
+        what such a fetch brings is not what the remote holds. Costs a git start only when the
+        variable is not the one install recorded (an upgraded git's is asked)."""
+        def ask():
+            given = os.environ.get(gitio.EXEC_PATH_ENV)
+            if given is None or given == os.environ.get(gitio.OWN_EXEC_PATH_ENV):
+                return False  # git's own (it sets the variable for its hooks): no process
+            # an upgraded git, or another git than the recorded one running this hook (an IDE's):
+            # each has its own, which it says when the variable is not set
+            from .gitmodel.procargv import executable
+            running = executable(self.caller) if self.caller else None
+            for git in [None] + ([running] if running and os.path.isabs(running) else []):
+                try:
+                    rc, out = gitio.run(["--exec-path"], git=git)
+                except gitio.GitError:
+                    continue
+                own = out.decode("utf-8", "surrogateescape").strip()
+                if rc == 0 and own and os.path.realpath(given) == os.path.realpath(own):
+                    return False
+            return True
+        return self._memo("programs-swapped", ask)
 
     def remote_heads(self, remote, branches):
         """{branch: oid} that ``remote`` (a configured remote's name) advertises now for each of
@@ -194,6 +225,30 @@ class RepoState:
             return True
         rc, _ = gitio.run(["merge-base", "--is-ancestor", commit, of], cwd=self.cwd)
         return rc == 0
+
+
+def is_empty(common_dir, cwd=None, env=None):
+    """True when the repository whose common git dir is ``common_dir`` holds nothing that history
+    came from (docs/policy.md, "Empty repositories"): no ref of any kind, loose or packed (branches,
+    tags, remote-tracking refs, notes, the stash), no pack in its object store, no HEAD reflog and no
+    ``shallow`` file. What a clone or any past commit leaves behind is one of these, and the refs an
+    agent can delete with git are not all of them. Raises GitError when git cannot list the refs."""
+    rc, out = gitio.run(["for-each-ref", "--count=1", "--format=x"], cwd=cwd, env=env)
+    if rc != 0:
+        raise gitio.GitError("git cannot read this repository's refs")
+    if out.strip():
+        return False
+    for rel in ("shallow", os.path.join("logs", "HEAD")):
+        try:
+            if os.path.getsize(os.path.join(common_dir, rel)) > 0:
+                return False
+        except OSError:
+            pass
+    try:
+        packs = os.listdir(os.path.join(common_dir, "objects", "pack"))
+    except OSError:
+        packs = []
+    return not any(name.endswith(".pack") for name in packs)
 
 
 def _tracks(ref, branch):

@@ -159,9 +159,12 @@ def gptme_enabled(data):
 CHECK_LAUNCHER = """#!/bin/sh
 # agentguard decision command (runtime copy), written by agentguard install.
 # The harness adapters run it: check [--cwd DIR] [--json] (COMMAND | --write PATH).
+AGENTGUARD_GIT=%s
+export AGENTGUARD_GIT
 exec %s -I -S -B "${0%%/*}/runtime/run.py" check "$@"
 """
 
 
 def check_launcher(python):
-    return (CHECK_LAUNCHER % sh_quote(python)).encode()
+    from .hookscripts import tools
+    return (CHECK_LAUNCHER % (sh_quote(tools()["git"]), sh_quote(python))).encode()

@@ -34,6 +34,7 @@ from .pushcheck import check_push_guard
 from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import read_contained, read_regular, sha256_bytes
+from .hookscripts import tool_problems
 from .gitenv import git, git_ok
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
 from .repo import discover, is_reftable, remote_head_branches
@@ -279,6 +280,7 @@ def runtime_check(info, record, add, fix_):
     python = record.get("python") or ""
     if not (python and os.path.isfile(python) and os.access(python, os.X_OK)):
         problems.append("the Python the hooks run (%s) is gone" % safe(python, 200))
+    problems += [safe(p, 300) for p in tool_problems(record.get("tools"))]
     if problems:
         add("runtime.files", "fail", "runtime in %s: %s" % (info.display(home), "; ".join(problems[:3])), fix_)
     else:

@@ -7,7 +7,7 @@ variable is dropped and the repository is named explicitly.
 import os
 import subprocess
 
-from ..hooks.gitio import kill_group, scrubbed_env
+from ..hooks.gitio import kill_group, program as gitio_program, scrubbed_env
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 
@@ -24,7 +24,7 @@ def git_ok(args, cwd, timeout=TIMEOUT):
     return _run(args, cwd, timeout)[0] == 0
 
 
-def git(args, cwd, check=True, timeout=TIMEOUT, env=None, program="git"):
+def git(args, cwd, check=True, timeout=TIMEOUT, env=None, program=None):
     """stdout of ``git ARGS`` run in ``cwd`` (text, trailing newline removed). ``env`` replaces the
     cleaned environment (``isolated_env``); ``program`` names another git binary."""
     rc, out, err = _run(args, cwd, timeout, env, program)
@@ -41,9 +41,10 @@ def isolated_env(home):
     return env
 
 
-def _run(args, cwd, timeout, env=None, program="git"):
+def _run(args, cwd, timeout, env=None, program=None):
     try:
-        proc = subprocess.Popen([program] + list(args), cwd=cwd, env=env or clean_env(), stdin=subprocess.DEVNULL,
+        proc = subprocess.Popen([program or gitio_program()] + list(args), cwd=cwd, env=env or clean_env(),
+                                stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         raise AgentguardError("cannot run git: %s" % exc.strerror)

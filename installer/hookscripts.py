@@ -1,4 +1,6 @@
 """Render the git hook scripts from ``templates/git-hooks`` for one repository's policy."""
+import os
+import shutil
 from importlib import resources
 
 from ..hooks.policy import literal_prefix
@@ -13,6 +15,58 @@ MARKER = "# agentguard "  # second line of every script we write
 _TEMPLATE_FOR = {"pre-merge-commit": "pre-commit"}
 _ZERO40 = "0" * 40
 _ERE_SPECIAL = set(".[]()*+?{}|^$\\")
+
+
+# The programs the hook scripts (and, for git, the runtime they start) run, by the absolute paths
+# install found: never looked up through the PATH of the git command that runs a hook, which the
+# caller chooses (`PATH=/evil:$PATH git commit`, `GIT_EXEC_PATH=/evil git commit`).
+TOOLS = ("git", "cat", "grep")
+TOOL_ENV = "AGENTGUARD_%s"  # how a hook hands its own to the install it starts (post-checkout)
+
+
+def tools():
+    """{name: absolute path} of ``TOOLS``: those of the hook that started this install when it says
+    (post-checkout runs under the caller's PATH, so it passes the paths install recorded before),
+    else as this PATH finds them now; and ``exec_path``, where that git runs its own programs from
+    (what git puts in a hook's ``GIT_EXEC_PATH`` when the caller chose none). Raises AgentguardError
+    when one is nowhere."""
+    from .errors import AgentguardError
+    from .gitenv import clean_env
+    found = {}
+    for name in TOOLS:
+        given = os.environ.get(TOOL_ENV % name.upper(), "")
+        path = given if os.path.isabs(given) and os.access(given, os.X_OK) else shutil.which(name)
+        if not path:
+            raise AgentguardError("%s is not on PATH: the hooks need it" % name)
+        found[name] = os.path.abspath(path)
+    if found["git"] not in _EXEC_PATHS:
+        import subprocess
+        try:
+            out = subprocess.run([found["git"], "--exec-path"], env=clean_env(), capture_output=True, timeout=30,
+                                 check=True).stdout
+        except (OSError, subprocess.SubprocessError):
+            raise AgentguardError("%s does not say where its programs are (git --exec-path)" % found["git"])
+        _EXEC_PATHS[found["git"]] = os.path.abspath(out.decode("utf-8", "surrogateescape").strip())
+    found["exec_path"] = _EXEC_PATHS[found["git"]]
+    return found
+
+
+_EXEC_PATHS: dict = {}  # git -> its exec path, asked once per process
+
+
+def tool_problems(recorded):
+    """[sentence] for each program in ``recorded`` ({name: path}, install's record) that is gone."""
+    if not isinstance(recorded, dict):
+        return ["install recorded no programs for the hooks (git, cat, grep)"]
+
+    def runs(path):
+        return isinstance(path, str) and os.path.isabs(path) and os.access(path, os.X_OK)
+    found = ["%s, the %s the hooks run, is gone" % (recorded.get(n), n) for n in TOOLS if not runs(recorded.get(n))]
+    exec_path = recorded.get("exec_path")
+    if not (isinstance(exec_path, str) and os.path.isdir(exec_path)):
+        found.append("%s, where the recorded git keeps its programs, is gone (git upgraded? agentguard install "
+                     "records it again)" % exec_path)
+    return found
 
 
 def template(name):
@@ -80,11 +134,15 @@ def head_prefilter(policy):
     return " | ".join(alts)
 
 
-def render(hook, policy, python, chained_name, chained_is_sh, agentguard_bin="agentguard"):
+def render(hook, policy, python, chained_name, chained_is_sh, agentguard_bin="agentguard", programs=None):
     """The script for ``hook``. ``chained_name`` is the file name of the hook we chain, or None.
-    ``agentguard_bin``: the command post-checkout runs to finish an install (install's own)."""
+    ``agentguard_bin``: the command post-checkout runs to finish an install (install's own).
+    ``programs``: ``tools()`` (found now when None)."""
+    programs = programs or tools()
     lib = template("lib.sh").rstrip("\n")
     chained = '"${0%%/*}/%s"' % chained_name if chained_name else "''"
+    for name in TOOLS + ("exec_path",):
+        lib = lib.replace("@AG_%s@" % name.upper(), sh_quote(programs[name]))
     lib = (lib.replace("@AG_PY@", sh_quote(python))
               .replace("@AG_CHAINED@", chained)
               .replace("@AG_CHAINED_SH@", "1" if chained_name and chained_is_sh else "''"))

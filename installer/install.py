@@ -15,7 +15,7 @@ from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_contained,
                     read_regular, remove_stale_temps, sha256_bytes)
-from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render
+from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
 from .repo import branch_refs, discover, remote_head_branches
 from . import gitoptions
 from ..hooks.outcome.store import DIR as OUTCOME_DIR
@@ -106,7 +106,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     if transport:
         want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
     guard_record = pushguard.plan(info, previous, want, transport)
-    local = {"version": VERSION, "python": python, "hooks_dir": info.hooks_dir, "hooks": hooks_record,
+    local = {"version": VERSION, "python": python, "tools": tools(), "hooks_dir": info.hooks_dir, "hooks": hooks_record,
              "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
              "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
              "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,

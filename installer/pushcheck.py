@@ -26,7 +26,8 @@ def check_push_guard(ctx):
         return
     problems = []
     python = record.get("python") or ""
-    if read_regular(os.path.join(ctx.info.ag_home, pushguard.LAUNCHER_NAME)) != pushguard.launcher(python):
+    git = (record.get("tools") or {}).get("git") if isinstance(record.get("tools"), dict) else None
+    if read_regular(os.path.join(ctx.info.ag_home, pushguard.LAUNCHER_NAME)) != pushguard.launcher(python, git):
         problems.append("%s is missing or changed" % ctx.info.display(os.path.join(ctx.info.ag_home,
                                                                                     pushguard.LAUNCHER_NAME)))
     alias = ctx.git(["config", "--get", pushguard.ALIAS_KEY])

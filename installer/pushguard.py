@@ -34,6 +34,8 @@ LAUNCHER = """#!/bin/sh
 # helper `%s` (alias.remote-%s) for every push URL install rewrote to %s<url>; when it cannot run,
 # git fails the push.
 ag_home=${0%%/*}
+AGENTGUARD_GIT=%s
+export AGENTGUARD_GIT
 if [ ! -f "$ag_home/runtime/run.py" ] || [ ! -x %s ]; then
 	echo "agentguard: the push guard's runtime is missing, so this push is refused; run: agentguard doctor --fix" >&2
 	exit 1
@@ -45,10 +47,12 @@ SCP = re.compile(r"\A([^/:@]+@)?([^/:]+):(?!//)")
 URL = re.compile(r"\A([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)/")
 
 
-def launcher(python):
+def launcher(python, git=None):
+    """The launcher's bytes for ``python`` and ``git`` (the one install finds now when None)."""
     from .adapters import sh_quote
+    from .hookscripts import tools
     q = sh_quote(python)
-    return (LAUNCHER % (SCHEME, SCHEME, PREFIX, q, q)).encode()
+    return (LAUNCHER % (SCHEME, SCHEME, PREFIX, sh_quote(git or tools()["git"]), q, q)).encode()
 
 
 def config_path(info):

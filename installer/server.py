@@ -23,6 +23,7 @@ from .errors import AgentguardError
 from .fsops import InstallLock, read_regular, remove_stale_temps, sha256_bytes
 from .gitenv import TIMEOUT, _run, git
 from .hookscripts import is_ours, render
+from .hookscripts import tools
 from .install import (HOOK_MODE, Action, Plan, _plan_hook, _uninstall_hook, describe, interpreter, want_runtime,
                       wanting, write_plan)
 from .repo import RepoInfo
@@ -133,7 +134,7 @@ def plan_server(bare, protect=None, pushers=None):
         script, chained = _plan_hook(plan, HOOK, python)
         rel, note = HOOK, "chains the hook that was here" if chained else ""
     want(os.path.join(info.hooks_dir, rel), script, HOOK_MODE, note)
-    plan.record = {"version": VERSION, "server": True, "python": python, "hooks_dir": info.hooks_dir,
+    plan.record = {"version": VERSION, "server": True, "python": python, "tools": tools(), "hooks_dir": info.hooks_dir,
                    "hook_file": rel,
                    "hooks": {HOOK: {"sha256": sha256_bytes(script), "chained": chained}},
                    "runtime": runtime_record, "server_policy": server.to_json(), "owned": owned}

@@ -28,7 +28,7 @@ from . import gitoptions
 from .errors import AgentguardError
 from .fsops import atomic_write, file_mode, read_regular, sha256_bytes
 from .gitenv import git, git_ok
-from .hookscripts import HOOK_NAMES, render
+from .hookscripts import HOOK_NAMES, render, tools
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 KEY = "init.templateDir"
@@ -117,7 +117,7 @@ def _marked_hooks(policy, python):
     for hook in HOOK_NAMES:
         files["hooks/" + hook] = (render(hook, policy, python, None, False, agentguard_bin()), 0o755)
     mark = {"agentguard": "template", "version": VERSION, "branches": policy.branches, "source": policy.source,
-            "python": python}
+            "python": python, "tools": tools()}
     files[MARK] = ((json.dumps(mark, indent=2, sort_keys=True) + "\n").encode(), 0o644)
     return files
 

@@ -324,6 +324,22 @@ def test_missing_runtime_fails_closed(site):
     assert push(repo, "HEAD:refs/heads/feature").returncode == 0  # no Python needed for this one
 
 
+def test_a_server_policy_of_the_wrong_type_fails_closed(site):
+    """A server.json whose branches is a string is no list of patterns (m, a, i, n): a broken guard,
+    and the doctor names it (#26)."""
+    site.install()
+    path = os.path.join(site.bare.path, "agentguard", "server.json")
+    with open(path) as fh:
+        data = json.load(fh)
+    data["policy"]["branches"] = "main"
+    with open(path, "w") as fh:
+        json.dump(data, fh)
+    repo = site.client(site.bare.path)
+    before = site.refs()
+    assert_refused(push(repo, "HEAD:main"), site, before, repo, "[rule: guard-broken]")
+    assert site.doctor().returncode != 0
+
+
 def test_unreadable_input_is_refused(site):
     site.install()
     hook = os.path.join(site.bare.path, "hooks", "pre-receive")

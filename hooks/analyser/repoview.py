@@ -63,8 +63,8 @@ class RepoView:
         return self.state.head_branch()
 
     def unborn_repo(self):
-        """No branch exists yet: the first commit may create a protected branch."""
-        return not self.state.has_branches()
+        """An empty repository (``repostate.is_empty``): the first commit may create a protected branch."""
+        return self.state.is_empty()
 
     def config(self):
         """{lower-cased key: [values]} of the repository's effective config."""

@@ -12,7 +12,7 @@ def _protected_head(state, policy):
     branch = state.head_branch()
     if branch is None or not policy.is_protected(branch):
         return None
-    if state.current("refs/heads/" + branch) is None and not state.has_branches():
+    if state.current("refs/heads/" + branch) is None and state.is_empty():
         return None  # the first commit of an empty repository (docs/policy.md: "Empty repositories")
     return branch
 

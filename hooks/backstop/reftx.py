@@ -113,7 +113,7 @@ def _local(state, item, branch, call, pending):
         return None  # not a move: reset, stash, pull on an up-to-date branch
     if state.on_counterpart(item.new, branch, pending.get(branch, ())):
         return None
-    if current is None and not state.has_branches():
+    if current is None and state.is_empty():
         return None  # the first commit of an empty repository (see docs/policy.md: "Empty repositories")
     if _fetch_of_same_branch(state, call, branch):
         return None
@@ -145,6 +145,12 @@ def _remote_tracking(state, item, kind, call):
                          [item])
     if is_zero(item.new) or item.new == state.current(item.ref):
         return None  # dropping or re-stating a remote-tracking ref unlocks nothing
+    if state.programs_swapped():
+        return R.Refusal("remote-tracking-forge", "updating remote-tracking ref '%s' through programs the caller "
+                         "chose (%s)" % (safe(item.ref, 120), safe(_cmd(call), 40)),
+                         "git ran its transport programs from GIT_EXEC_PATH, not from its own install, so what "
+                         "it wrote is not known to be the remote's '%s'" % safe(branch, 80),
+                         ["env -u GIT_EXEC_PATH git fetch %s   # with git's own programs" % safe(remote, 60)], [item])
     recorded = state.recorded_remotes()
     if recorded is not None and remote in recorded and not state.fetches_recorded(remote):
         return _moved_remote(remote, branch, recorded[remote], item, call)

@@ -131,6 +131,25 @@ def _argmax(libc, ctypes):
     return max(4096, min(value.value, 16 * MAX_ARGS))
 
 
+def executable(pid):
+    """The path of the program process ``pid`` runs (Linux ``/proc/<pid>/exe``, macOS the exec path
+    of ``KERN_PROCARGS2``), or None where this system will not say."""
+    try:
+        pid = int(pid)
+    except (TypeError, ValueError):
+        return None
+    if pid <= 0:
+        return None
+    if sys.platform == "darwin":
+        raw = _sysctl(_sysctl_mib(sys.platform, pid))
+        end = raw.find(b"\0", 4) if raw is not None and len(raw) > 4 else -1
+        return _text(raw[4:end]) if raw is not None and end > 4 else None
+    try:
+        return os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        return None
+
+
 def parent_pid(pid):
     """The parent of process ``pid``, or None: /proc where there is one, else POSIX ``ps``."""
     found = _parent_from_proc(pid)

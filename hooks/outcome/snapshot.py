@@ -74,18 +74,15 @@ def take(where, previous=None):
             found[path] = ["f", mode, None, None, None, None, digest]
     out = {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
            "refs": refs}
-    if not any(ref.startswith("refs/heads/") for ref in refs) and not _has_branches(where):
+    if not any(ref.startswith("refs/heads/") for ref in refs) and _is_empty(where):
         out["no_branches"] = True  # a new repository: its first commit may create a protected branch
     return out
 
 
-def _has_branches(where):
-    """Whether any local branch exists (asked only when no protected one does: a new repository)."""
-    rc, out = gitio.run(["for-each-ref", "--count=1", "--format=x", "refs/heads/"], cwd=where.top,
-                        env=gitio.scrubbed_env())
-    if rc != 0:
-        raise gitio.GitError("git cannot read this repository's refs")
-    return bool(out.strip())
+def _is_empty(where):
+    """The backstop's rule (``repostate.is_empty``), asked only when no protected branch exists."""
+    from ..repostate import is_empty
+    return is_empty(where.common_dir, where.top, env=gitio.scrubbed_env())
 
 
 def settled_refs(where, before, now):

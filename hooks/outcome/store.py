@@ -102,6 +102,13 @@ def load(ag_home, top):
         return None
     if not all(isinstance(data.get(k), t) for k, t in (("files", dict), ("config", list), ("refs", dict))):
         return None
+    # by type all the way down: a ref is a name and an object id, an entry is a list, where is names
+    if not all(isinstance(k, str) and isinstance(v, str) for k, v in data["refs"].items()) \
+            or not all(isinstance(v, list) for v in data["files"].values()) \
+            or not all(isinstance(v, list) for v in data["config"]) \
+            or not isinstance(data.get("where", {}), dict) \
+            or not all(isinstance(v, str) for v in data.get("where", {}).values()):
+        return None
     return data
 
 
