@@ -8,8 +8,8 @@ def sneaky(script):
     """A command the analyser cannot read (Python running a shell script it decodes from hex): the
     check before the call lets it run. (A script piped to sh from base64 is refused since #26: a pipe
     that makes code from text, in a line that names the guard once decoded.)"""
-    return ("python3 -c \"import subprocess, sys; sys.exit(subprocess.call(['sh', '-c', bytes.fromhex('%s').decode()]))\""
-            % script.encode().hex())
+    code = "import subprocess, sys; sys.exit(subprocess.call(['sh', '-c', bytes.fromhex('%s').decode()]))"
+    return 'python3 -c "%s"' % (code % script.encode().hex())
 
 
 def deleting(hook, status=0, via="sh"):
