@@ -93,6 +93,16 @@ class RepoState:
             return pairs
         return self._memo("remotes-refs", read)
 
+    def has_branches(self):
+        """True when any local branch exists; raises GitError when git cannot list them (a failing
+        git is never "no branches")."""
+        def read():
+            rc, out = gitio.run(["for-each-ref", "--count=1", "--format=x", "refs/heads/"], cwd=self.cwd)
+            if rc != 0:
+                raise gitio.GitError("git cannot read this repository's branches")
+            return bool(out.strip())
+        return self._memo("has-branches", read)
+
     def is_empty(self):
         """True for a repository with nothing in it yet (``is_empty``): its first commit may create a
         protected branch."""
