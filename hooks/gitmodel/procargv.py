@@ -24,13 +24,19 @@ FREEBSD_KERN_PROC, FREEBSD_KERN_PROC_ARGS = 14, 7
 NETBSD_KERN_PROC_ARGS, NETBSD_KERN_PROC_ARGV = 48, 1
 
 
-def read_process_argv(pid):
-    """The argv of process ``pid``, or None when it cannot be read on this system."""
+def _pid(pid):
+    """``pid`` as a positive int, or None."""
     try:
         pid = int(pid)
     except (TypeError, ValueError):
         return None
-    if pid <= 0:
+    return pid if pid > 0 else None
+
+
+def read_process_argv(pid):
+    """The argv of process ``pid``, or None when it cannot be read on this system."""
+    pid = _pid(pid)
+    if pid is None:
         return None
     if sys.platform.startswith("linux"):
         return _from_proc(pid)
@@ -134,11 +140,8 @@ def _argmax(libc, ctypes):
 def executable(pid):
     """The path of the program process ``pid`` runs (Linux ``/proc/<pid>/exe``, macOS the exec path
     of ``KERN_PROCARGS2``), or None where this system will not say."""
-    try:
-        pid = int(pid)
-    except (TypeError, ValueError):
-        return None
-    if pid <= 0:
+    pid = _pid(pid)
+    if pid is None:
         return None
     if sys.platform == "darwin":
         raw = _sysctl(_sysctl_mib(sys.platform, pid))
