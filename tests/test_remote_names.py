@@ -242,15 +242,35 @@ def test_hole_a_dangling_symbolic_ref_creates_the_protected_branch_it_names(tmp_
     assert bare.rev("refs/heads/master") == repo.rev("feat"), "the hole: master was created"
 
 
-def test_hole_without_the_push_guard_pre_push_judges_the_name_only(tmp_path, env):
-    """pre-push gets no listing to read symbolic refs from: with --no-push-guard, a push to
-    `trunk -> main` lands."""
+def _unguarded_transport_clone(tmp_path, env):
     _, bare = _remote_with_trunk(tmp_path, env)
     repo = Git(str(tmp_path / "work"), env)
     subprocess.run(["git", "clone", "-q", bare.path, repo.path], env=env, check=True, capture_output=True)
     repo.run("checkout", "-q", "-b", "feat")
     repo.commit("feature work")
     repo.agentguard("install", "--no-adapters", "--no-push-guard")
+    return repo, bare
+
+
+def test_without_the_push_guard_pre_push_follows_a_symbolic_ref_to_main(tmp_path, env):
+    """pre-push names only what was pushed: a branch that stands where origin/main says main stands
+    is looked up in the remote's v2 listing, and `trunk -> main` is main; a new branch is not."""
+    repo, bare = _unguarded_transport_clone(tmp_path, env)
+    before, feat = bare.rev("refs/heads/main"), repo.rev("feat")
+    proc = repo.run("push", "origin", "feat:trunk", check=False)
+    assert proc.returncode != 0 and "[rule: push-protected]" in proc.stderr, proc.stderr
+    assert bare.rev("refs/heads/main") == before and repo.rev("feat") == feat
+    assert bare.run("symbolic-ref", "refs/heads/trunk").stdout.strip() == "refs/heads/main"
+    assert repo.run("push", "-q", "origin", "feat:other").returncode == 0
+    assert bare.rev("refs/heads/other") == feat and bare.rev("refs/heads/main") == before
+
+
+def test_hole_without_the_push_guard_a_missing_tracking_ref_hides_a_symbolic_ref(tmp_path, env):
+    """pre-push asks the remote only where this clone's tracking refs say a protected branch stands
+    at the pushed branch's commit: without origin/main (or with a stale one), with --no-push-guard, a
+    push to `trunk -> main` lands. The push guard lists the remote itself and closes it."""
+    repo, bare = _unguarded_transport_clone(tmp_path, env)
+    repo.run("update-ref", "-d", "refs/remotes/origin/main")
     assert repo.run("push", "origin", "feat:trunk", check=False).returncode == 0
     assert bare.rev("refs/heads/main") == repo.rev("feat"), "the hole: main moved"
 

@@ -18,7 +18,40 @@ def decide(state, policy, data, call, remote_name, url=None, argv=None):
                                  % safe(item.text, 120), ["agentguard doctor"])
             continue
         lines.append(item)
+    lines = _through_symbolic_refs(state, policy, lines, url)
+    if lines is None:
+        return R.Refusal("push-protected", "a push to %s" % safe(remote, 80),
+                         "a pushed branch stands where a protected branch stands there, and the remote cannot be "
+                         "asked whether it is a symbolic ref to it; nothing was pushed",
+                         ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60),
+                                                                                         R.NEW_BRANCH)])
     return refuse_protected(policy, lines, remote, lambda: has_no_branches(url), state.ag_home, "pre-push", argv)
+
+
+def _through_symbolic_refs(state, policy, lines, url):
+    """``lines`` with each pushed branch that is a symbolic ref on the remote named by the ref the
+    remote updates (pre-push names only what was pushed: `trunk -> main` there moves main); None when
+    that cannot be told. The remote is asked (protocol v2 is the one listing that names symbolic
+    refs) only for a branch that stands where this clone's tracking refs say a protected branch
+    stands there: a stale tracking ref hides it (SECURITY.md; the push guard lists the remote)."""
+    if not lines:
+        return lines
+    protected = {oid for ref, oid in state.remote_tracking() if (policy.classify(ref) or ("",))[0] == "remote"}
+    suspects = [i for i in lines if not policy.classify(i.remote_ref) and i.remote_oid in protected]
+    if not suspects:
+        return lines
+    from ..gitmodel.refnames import follow_symrefs
+    from ..pushguard.native import advertisement
+    listed = advertisement(url) if url else None
+    if listed is None:
+        return None
+    out = []
+    for item in lines:
+        target = follow_symrefs(item.remote_ref, listed[1]) if item in suspects else item.remote_ref
+        if target is None:
+            return None
+        out.append(item._replace(remote_ref=target))
+    return out
 
 
 def mirror_refusal(remote):

@@ -10,6 +10,7 @@
 import re
 
 ZERO_OID = "0" * 40
+MAX_SYMREF_DEPTH = 5  # git's own limit (SYMREF_MAXDEPTH in refs.h)
 REV_PARSE_RULES = ("%s", "refs/%s", "refs/tags/%s", "refs/heads/%s", "refs/remotes/%s", "refs/remotes/%s/HEAD")
 _OID = re.compile(r"\A(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
 _ABBREV_OID = re.compile(r"\A[0-9a-f]{4,64}\Z")
@@ -116,3 +117,14 @@ def push_destinations(spec):
     dst = spec.dst if spec.dst is not None else spec.src
     return candidates(dst) if dst else []
 
+
+
+def follow_symrefs(ref, symrefs):
+    """The ref ``ref`` ends at through ``symrefs`` (name -> target, as a v2 listing names them), or
+    None past git's depth limit or in a loop."""
+    seen = [ref]
+    while seen[-1] in symrefs:
+        seen.append(symrefs[seen[-1]])
+        if len(seen) > MAX_SYMREF_DEPTH + 1 or seen[-1] in seen[:-1]:
+            return None
+    return seen[-1]

@@ -10,6 +10,7 @@ from .. import rules as R
 from ..backstop.prepush import mirror_refusal, refuse_protected
 from ..backstop.reflines import PushLine, is_oid
 from ..gitmodel.refformat import is_full_refname
+from ..gitmodel.refnames import follow_symrefs
 from ..policy import PolicyError, load_snapshot
 from ..textsafe import safe
 
@@ -21,7 +22,6 @@ NATIVE = ("file://", "git://", "ssh://", "git+ssh://", "ssh+git://")
 # the options git sets on a push helper (transport-helper.c, transport.h); any other is "unsupported"
 PUSH_OPTIONS = ("verbosity", "progress", "family", "dry-run", "atomic", "force", "force-if-includes", "pushcert",
                 "push-option", "cas", "followtags", "object-format")
-MAX_SYMREF_DEPTH = 5  # git's own limit (SYMREF_MAXDEPTH in refs.h)
 
 
 def route(url):
@@ -219,12 +219,7 @@ class Session:
             if known is None:
                 return None
             aliases = self.aliases = {**known, **aliases}
-        seen = [dst]
-        while seen[-1] in aliases:
-            seen.append(aliases[seen[-1]])
-            if len(seen) > MAX_SYMREF_DEPTH + 1 or seen[-1] in seen[:-1]:
-                return None
-        return seen[-1]
+        return follow_symrefs(dst, aliases)
 
     def _looks_aliased(self, dst, policy):
         """``dst`` is listed at the same commit as a protected branch: what a symbolic ref to it
