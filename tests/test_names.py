@@ -294,3 +294,71 @@ def test_on_a_case_folding_file_system_main_is_main_in_every_spelling(folded, tm
     assert repo.rev("refs/remotes/origin/main") == origin_main
     ok(repo.run("branch", "mainline", "feat"))
     ok(repo.run("commit", "-q", "--allow-empty", "-m", "more work"))
+
+
+# -- pushes of another letter case: the remote's file system is not known here ------------------------
+def test_a_push_to_another_spelling_of_main_is_refused_and_a_longer_name_is_not(guarded):
+    """`git push origin feat:MAIN` on a remote that ignores case moves main; a client cannot tell
+    the remote's file system, so the push guard and pre-push judge it as main (with --no-verify too)."""
+    repo, bare = guarded
+    before = state(repo, bare)
+    for args in (["push", "origin", "feat:MAIN"], ["push", "--no-verify", "origin", "feat:refs/heads/Main"]):
+        assert_refused_and_kept(repo.run(*args, check=False), repo, bare, before)
+        assert bare.run("rev-parse", "-q", "--verify", "refs/heads/MAIN", check=False).returncode != 0
+    ok(repo.run("push", "-q", "origin", "feat:maintenance"))
+    assert bare.rev("refs/heads/maintenance") == repo.rev("feat")
+    repo.agentguard("install", "--no-push-guard")
+    assert_refused_and_kept(repo.run("push", "origin", "feat:MAIN", check=False), repo, bare, before)
+
+
+def test_on_a_case_folding_remote_a_push_to_main_spelt_otherwise_is_refused(folded, tmp_path, env):
+    """A bare remote on the case-folding mount: without agentguard `push origin feat:MAIN` moves its
+    main; with it the push guard refuses, and a guarded server refuses the same push from a clone
+    without agentguard."""
+    from helpers import Git, agentguard
+
+    def remote(name):
+        bare = Git(str(folded / (name + ".git")), env)
+        subprocess.run(["git", "init", "-q", "--bare", "-b", "main", bare.path], env=env, check=True)
+        return bare
+
+    def packed(bare):
+        # a loose main makes git's create of MAIN fail ("reference already exists"); a packed one, as
+        # after any gc on the server, does not: MAIN's new loose file is main's
+        bare.run("pack-refs", "--all")
+        assert not os.path.exists(os.path.join(bare.path, "refs", "heads", "main"))
+
+    def clone(name, bare, install):
+        repo = Git(str(tmp_path / name), env)
+        subprocess.run(["git", "init", "-q", "-b", "main", repo.path], env=env, check=True)
+        repo.commit("initial")
+        repo.run("remote", "add", "origin", bare.path)
+        repo.run("push", "-q", "-u", "origin", "main")
+        if install:
+            repo.agentguard("install", "--no-adapters")
+        repo.run("switch", "-q", "-c", "feat")
+        repo.commit("feature work")
+        return repo
+
+    plain_bare = remote("plain")
+    plain = clone("plain", plain_bare, install=False)
+    packed(plain_bare)
+    ok(plain.run("push", "-q", "origin", "feat:MAIN"))
+    assert plain_bare.rev("refs/heads/main") == plain.rev("feat"), "the suspicion: main moved"
+
+    bare = remote("guarded")
+    repo = clone("work", bare, install=True)
+    packed(bare)
+    main = bare.rev("refs/heads/main")
+    proc = repo.run("push", "--no-verify", "origin", "feat:MAIN", check=False)
+    assert proc.returncode != 0 and "[rule: push-protected]" in proc.stderr, proc.stderr
+    assert bare.rev("refs/heads/main") == main and repo.rev("feat") != main
+
+    served = remote("served")
+    client = clone("client", served, install=False)
+    agentguard("install", "--server", served.path, cwd=str(tmp_path), env=env)
+    packed(served)
+    main = served.rev("refs/heads/main")
+    proc = client.run("push", "origin", "feat:MAIN", check=False)
+    assert proc.returncode != 0 and "[rule: server-push-protected]" in proc.stderr, proc.stderr
+    assert served.rev("refs/heads/main") == main

@@ -83,7 +83,9 @@ def refuse_protected(policy, items, remote, remote_is_empty, ag_home=None, hook=
     push updates (``agentguard allow``) lets it through, consumed; a deletion is never granted."""
     hits = []
     for item in items:
-        kind = policy.classify(item.remote_ref)
+        # another letter case of a protected name is that branch on a remote whose file system
+        # ignores case (macOS, Windows), which no client can tell from here: judged as that branch
+        kind = policy.classify(item.remote_ref) or policy.classify(item.remote_ref, fold=True)
         if kind and kind[0] == "local":
             hits.append((item, kind[1]))
     if not hits:

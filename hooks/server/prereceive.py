@@ -99,7 +99,10 @@ def decide(server, data, environ, ancestor=is_ancestor):
     git_dir = environ.get("GIT_DIR") or "."
     hits = []
     for update in updates:
-        kind = policy.classify(effective_ref(policy, update.ref, git_dir))
+        ref = effective_ref(policy, update.ref, git_dir)
+        # another letter case of a protected name: the same loose ref file where the file system
+        # ignores case; judged as that branch everywhere (no branch is worth a name only case sets apart)
+        kind = policy.classify(ref) or policy.classify(ref, fold=True)
         if kind and kind[0] == "local":
             hits.append((update, kind[1]))
     if not hits:
@@ -145,7 +148,12 @@ def _not_allowed(who, hits, whole, total):
 
 def _named(update, branch):
     """'main', or 'main' (through the symbolic ref refs/heads/trunk)."""
-    via = "" if update.ref == "refs/heads/" + branch else " (through the symbolic ref %s)" % safe(update.ref, 80)
+    if update.ref == "refs/heads/" + branch:
+        via = ""
+    elif update.ref.lower() == ("refs/heads/" + branch).lower():
+        via = " (spelt %s)" % safe(update.ref, 80)
+    else:
+        via = " (through the symbolic ref %s)" % safe(update.ref, 80)
     return "'%s'%s" % (safe(branch, 80), via)
 
 
