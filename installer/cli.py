@@ -232,7 +232,7 @@ def doctor(
         if server is not None:
             if paths:
                 raise typer.BadParameter("--server takes the bare repository as its value, no PATH")
-            from .server import ServerDoctor
+            from .serverdoctor import ServerDoctor
             d = ServerDoctor(server)
             d.run(live=not no_probes)
             emit(d, as_json)

@@ -21,13 +21,13 @@ def clean_env():
 
 def git_ok(args, cwd, timeout=TIMEOUT):
     """True when ``git ARGS`` exits 0."""
-    return _run(args, cwd, timeout)[0] == 0
+    return run(args, cwd, timeout)[0] == 0
 
 
 def git(args, cwd, check=True, timeout=TIMEOUT, env=None, program=None):
     """stdout of ``git ARGS`` run in ``cwd`` (text, trailing newline removed). ``env`` replaces the
     cleaned environment (``isolated_env``); ``program`` names another git binary."""
-    rc, out, err = _run(args, cwd, timeout, env, program)
+    rc, out, err = run(args, cwd, timeout, env, program)
     if check and rc != 0:
         raise AgentguardError("git %s failed: %s" % (args[0], safe(err.decode("utf-8", "replace").strip(), 200)))
     return out.decode("utf-8", "surrogateescape").rstrip("\n")
@@ -41,7 +41,7 @@ def isolated_env(home):
     return env
 
 
-def _run(args, cwd, timeout, env=None, program=None):
+def run(args, cwd, timeout, env=None, program=None):
     try:
         proc = subprocess.Popen([program or gitio_program()] + list(args), cwd=cwd, env=env or clean_env(),
                                 stdin=subprocess.DEVNULL,

@@ -18,7 +18,7 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 from ..hooks.gitmodel.options import FORMAT, SNAPSHOT_NAME  # noqa: F401  (one name and format: the runtime reads the snapshot; install and the doctor name it through this module)
-from .gitenv import _run, clean_env, isolated_env
+from .gitenv import run, clean_env, isolated_env
 from .gitenv import git as run_git
 
 _SPEC_END = re.compile(r"\s{2,}")
@@ -127,7 +127,7 @@ def _legacy_options(entry, sub_entries):
 
 
 def _ask(git, words, repo, env):
-    rc, out, err = _run(words + ["--help-all"], repo, 10, env, git)
+    rc, out, err = run(words + ["--help-all"], repo, 10, env, git)
     text = (out + err).decode("utf-8", "replace")
     if "usage:" not in text:
         return None

@@ -88,7 +88,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
 
     hooks_record = {}
     for hook in HOOK_NAMES:
-        script, chained = _plan_hook(plan, hook, python)
+        script, chained = plan_hook(plan, hook, python)
         target = os.path.join(info.hooks_dir, hook)
         note = "chains the hook that was here (now %s)" % info.display(target + CHAINED_SUFFIX) if chained else ""
         want(target, script, HOOK_MODE, note)
@@ -252,7 +252,7 @@ def _created_dirs(info, previous, written):
     return sorted(dirs)
 
 
-def _plan_hook(plan, hook, python):
+def plan_hook(plan, hook, python):
     info = plan.info
     target = os.path.join(info.hooks_dir, hook)
     chained_path = target + CHAINED_SUFFIX
@@ -373,7 +373,7 @@ def uninstall(path):
             remove_stale_temps(directory)
         pushguard.uninstall(info, record, done, warnings)
         for hook in HOOK_NAMES:
-            _uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
+            uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
             _missing_chained(info, record, hook, warnings)
         left = []
         for place in worktrees.places(info, record) if record else _recognised_places(info, warnings, left):
@@ -456,7 +456,7 @@ def _uninstall_worktree(info, place, done, warnings):
     warnings.extend(prefix + line for line in mine_warnings)
 
 
-def _uninstall_hook(info, hook, recorded, done, warnings):
+def uninstall_hook(info, hook, recorded, done, warnings):
     target = os.path.join(info.hooks_dir, hook)
     chained = target + CHAINED_SUFFIX
     legacy = target + ".legacy"  # where `pre-commit install` moves a hook it finds

@@ -33,7 +33,7 @@ class ProbeResult:
         self.detail = detail
 
 
-def _run(argv, cwd, env, stdin=b""):
+def run(argv, cwd, env, stdin=b""):
     proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, start_new_session=True)
     try:
@@ -82,11 +82,11 @@ class Sandbox:
     def probe_commit(self):
         """A commit object no remote-tracking ref contains (lives in the temporary object dir)."""
         if self.commit is None:
-            rc, out, _ = _run(["git", "mktree"], self.info.top, self.env, b"")
+            rc, out, _ = run(["git", "mktree"], self.info.top, self.env, b"")
             if rc != 0:
                 return None
             tree = out.decode().strip()
-            rc, out, _ = _run(["git", "commit-tree", tree, "-m", "agentguard doctor probe"], self.info.top, self.env)
+            rc, out, _ = run(["git", "commit-tree", tree, "-m", "agentguard doctor probe"], self.info.top, self.env)
             self.commit = out.decode().strip() if rc == 0 else None
         return self.commit
 
@@ -108,7 +108,7 @@ class Sandbox:
             open(os.path.join(gd, "reftable", "tables.list"), "w").close()
             with open(os.path.join(gd, "HEAD"), "w") as fh:
                 fh.write("ref: refs/heads/.invalid\n")
-            _run(["git", "symbolic-ref", "HEAD", "refs/heads/" + branch], self.info.top, env)
+            run(["git", "symbolic-ref", "HEAD", "refs/heads/" + branch], self.info.top, env)
         else:
             with open(os.path.join(gd, "HEAD"), "w") as fh:
                 fh.write("ref: refs/heads/%s\n" % branch)
@@ -123,11 +123,11 @@ def reference_transaction(box, branch, expect_refusal):
     if commit is None:
         return ProbeResult(False, "could not make a probe commit")
     ref = "refs/heads/" + branch
-    rc, out, _ = _run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
+    rc, out, _ = run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
     current = out.decode().strip() if rc == 0 else ZERO
     script = "start\nupdate %s %s %s\nprepare\nabort\n" % (ref, commit, current)
-    rc, _, err = _run(["git", "update-ref", "--stdin"], box.info.top, box.env, script.encode())
-    return _judge(rc, err, expect_refusal, "git update-ref --stdin (prepare, abort) moving %s" % branch)
+    rc, _, err = run(["git", "update-ref", "--stdin"], box.info.top, box.env, script.encode())
+    return judge(rc, err, expect_refusal, "git update-ref --stdin (prepare, abort) moving %s" % branch)
 
 
 def own_copy(box, hook_path):
@@ -162,18 +162,18 @@ def pre_push(box, hook_path, branch, expect_refusal):
     # an update, not a create: the first push of a protected branch to an empty remote is allowed
     line = "refs/heads/%s %s refs/heads/%s %s\n" % (PROBE_PREFIX, commit, branch, commit)
     path, note = (hook_path, "") if expect_refusal else own_copy(box, hook_path)
-    rc, _, err = _run([path, "origin", "agentguard-doctor-probe.invalid"], box.info.top, box.env,
+    rc, _, err = run([path, "origin", "agentguard-doctor-probe.invalid"], box.info.top, box.env,
                       line.encode())
-    return _judge(rc, err, expect_refusal, "pre-push to %s%s" % (branch, note))
+    return judge(rc, err, expect_refusal, "pre-push to %s%s" % (branch, note))
 
 
 def pre_commit(box, hook_path, branch, expect_refusal):
     path, note = (hook_path, "") if expect_refusal else own_copy(box, hook_path)
-    rc, _, err = _run([path], box.info.top, box.head_env(branch))
-    return _judge(rc, err, expect_refusal, "pre-commit on %s%s" % (branch, note))
+    rc, _, err = run([path], box.info.top, box.head_env(branch))
+    return judge(rc, err, expect_refusal, "pre-commit on %s%s" % (branch, note))
 
 
-def _judge(rc, err, expect_refusal, what):
+def judge(rc, err, expect_refusal, what):
     if rc is None:
         return ProbeResult(False, "%s: the hook did not answer within %ds" % (what, TIMEOUT))
     if expect_refusal:

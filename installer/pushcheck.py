@@ -6,7 +6,7 @@ import os
 import shutil
 
 from ..hooks.pushguard.coverage import covered
-from ..hooks.pushguard.helper import PREFIX, SCHEME
+from ..hooks.pushguard.coverage import PREFIX, SCHEME
 from ..hooks.textsafe import safe
 from . import probes, pushguard
 from .fsops import read_regular
@@ -59,7 +59,7 @@ def check_push_guard(ctx):
 def probe_push_guard(ctx, box, branch, harmless):
     """(refuse, accept) ProbeResults: dry-run pushes through the helper to a throwaway bare repository."""
     target = os.path.join(box.tmp, "push-probe.git")
-    rc, _, err = probes._run(["git", "init", "-q", "--bare", target], box.info.top, clean_env())
+    rc, _, err = probes.run(["git", "init", "-q", "--bare", target], box.info.top, clean_env())
     if rc != 0:
         return probes.ProbeResult(False, "could not make a throwaway repository to push to"), None
     commit = box.probe_commit()
@@ -68,13 +68,13 @@ def probe_push_guard(ctx, box, branch, harmless):
     # a remote with a branch: to one with none, the first push of a protected branch is allowed
     seed = ["git", "-c", "url.%s.pushInsteadOf=%s" % (target, target), "push", "-q", "--no-verify", target,
             "%s:refs/heads/%s-base" % (commit, harmless)]
-    if probes._run(seed, box.info.top, box.env)[0] != 0:
+    if probes.run(seed, box.info.top, box.env)[0] != 0:
         return probes.ProbeResult(False, "could not push a branch to a throwaway repository"), None
     results = []
     for name, refuse in ((branch, True), (harmless, False)):
         argv = ["git", "-c", "url.%s%s.pushInsteadOf=%s" % (PREFIX, target, target), "push", "--dry-run",
                 "--no-verify", "--porcelain", target, "%s:refs/heads/%s" % (commit, name)]
-        rc, _, err = probes._run(argv, box.info.top, box.env)
-        results.append(probes._judge(rc, err, refuse, "git push --dry-run --no-verify through the push guard to %s"
+        rc, _, err = probes.run(argv, box.info.top, box.env)
+        results.append(probes.judge(rc, err, refuse, "git push --dry-run --no-verify through the push guard to %s"
                                      % name))
     return results

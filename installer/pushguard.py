@@ -19,7 +19,7 @@ import re
 import tempfile
 
 from ..hooks.pushguard.coverage import parse_push_urls
-from ..hooks.pushguard.helper import PREFIX, SCHEME
+from ..hooks.pushguard.coverage import PREFIX, SCHEME
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 from .fsops import read_regular, sha256_bytes

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
-from .gitenv import TIMEOUT, _run, git
+from .gitenv import TIMEOUT, run, git
 
 
 @dataclass
@@ -30,14 +30,14 @@ def discover(path):
     path = os.path.abspath(path or ".")
     if not os.path.isdir(path):
         raise AgentguardError("%s is not a directory" % safe(path, 300))
-    rc, out, err = _run(["rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks"],
+    rc, out, err = run(["rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks"],
                         path, TIMEOUT)
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     if rc == 0 and len(lines) >= 4 and lines[0]:
         top = os.path.realpath(lines[0])
         git_dir, common_dir, hooks_dir = (os.path.realpath(os.path.join(path, p)) for p in lines[1:4])
         return RepoInfo(top=top, git_dir=git_dir, common_dir=common_dir, hooks_dir=hooks_dir)
-    rc, out, _ = _run(["rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir"], path,
+    rc, out, _ = run(["rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir"], path,
                       TIMEOUT)
     answer = out.decode("utf-8", "surrogateescape").split("\n")
     if rc != 0 or len(answer) < 3:

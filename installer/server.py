@@ -21,10 +21,10 @@ from ..hooks.version import VERSION
 from . import manifest
 from .errors import AgentguardError
 from .fsops import InstallLock, read_regular, remove_stale_temps, sha256_bytes
-from .gitenv import TIMEOUT, _run, git
+from .gitenv import TIMEOUT, run, git
 from .hookscripts import is_ours, render
 from .hookscripts import tools
-from .install import (HOOK_MODE, Action, Plan, _plan_hook, _uninstall_hook, describe, interpreter, want_runtime,
+from .install import (HOOK_MODE, Action, Plan, plan_hook, uninstall_hook, describe, interpreter, want_runtime,
                       wanting, write_plan)
 from .repo import RepoInfo
 from .runtime_files import RUNTIME_DIR, runtime_files
@@ -58,7 +58,7 @@ def discover_bare(path):
     path = os.path.abspath(path or ".")
     if not os.path.isdir(path):
         raise AgentguardError("%s is not a directory" % safe(path, 300))
-    rc, out, err = _run(["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-path", "hooks"], path,
+    rc, out, err = run(["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-path", "hooks"], path,
                         TIMEOUT)
     lines = out.decode("utf-8", "surrogateescape").split("\n")
     if rc != 0 or len(lines) < 3:
@@ -131,7 +131,7 @@ def plan_server(bare, protect=None, pushers=None):
         script, chained, rel = render(HOOK, server.policy, python, None, False), False, DISPATCHED
         note = "run by the pre-receive that runs every program in %s.d (Gitea, Forgejo)" % HOOK
     else:
-        script, chained = _plan_hook(plan, HOOK, python)
+        script, chained = plan_hook(plan, HOOK, python)
         rel, note = HOOK, "chains the hook that was here" if chained else ""
     want(os.path.join(info.hooks_dir, rel), script, HOOK_MODE, note)
     plan.record = {"version": VERSION, "server": True, "python": python, "tools": tools(), "hooks_dir": info.hooks_dir,
@@ -195,7 +195,7 @@ def uninstall_server(bare):
         rel = hook_file(record)
         where = RepoInfo(info.top, info.git_dir, info.common_dir,
                          os.path.dirname(os.path.join(info.hooks_dir, rel)))
-        _uninstall_hook(where, os.path.basename(rel), manifest.accepted(record, "hooks", HOOK), done, warnings)
+        uninstall_hook(where, os.path.basename(rel), manifest.accepted(record, "hooks", HOOK), done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         for name in (snapshot.NAME, manifest.NAME):
             try:
@@ -215,6 +215,4 @@ def uninstall_server(bare):
     return ["agentguard: uninstalled from %s" % safe(info.top, 300)] + ["  " + x for x in done], warnings
 
 
-from .serverdoctor import ServerDoctor  # noqa: E402  (re-exported for the CLI)
-
-__all__ = ["ServerDoctor", "discover_bare", "install_server", "uninstall_server"]
+__all__ = ["discover_bare", "install_server", "uninstall_server"]

@@ -21,11 +21,11 @@ from .doctor import Check, runtime_check
 from .errors import AgentguardError
 from .fsops import read_regular, sha256_bytes
 from .hookscripts import CHAINED_SUFFIX, is_ours
+from .server import HOOK, discover_bare, fix_command, hook_file, is_dispatcher
 
 
 class ServerDoctor:
     def __init__(self, bare):
-        from .server import discover_bare
         self.info = discover_bare(bare)
         self.checks = []
         self.notes: list = []
@@ -35,7 +35,6 @@ class ServerDoctor:
         self.checks.append(Check(id_, status, safe(summary, 600), fix))
 
     def run(self, live=True):
-        from .server import HOOK, fix_command, hook_file
         self.checks = []
         self.fix = fix_command(self.info)
         self.record = manifest_mod.load(self.info.ag_home) or {}
@@ -58,7 +57,6 @@ class ServerDoctor:
         return self.checks
 
     def _check_location(self, hook):
-        from .server import discover_bare
         recorded = self.record.get("hooks_dir")
         try:
             now = discover_bare(self.info.top).hooks_dir
@@ -75,7 +73,6 @@ class ServerDoctor:
 
     def _check_dispatcher(self, path):
         """For a hook in pre-receive.d: the dispatcher that runs it is still there."""
-        from .server import HOOK, is_dispatcher
         hooks_dir = os.path.dirname(os.path.dirname(path))
         where = self.info.display(os.path.join(hooks_dir, HOOK))
         if is_dispatcher(hooks_dir) and os.access(os.path.join(hooks_dir, HOOK), os.X_OK):
@@ -185,20 +182,20 @@ class ServerDoctor:
 
     def _run(self, box, hook_path, stdin, env, rule, what):
         path, note = (hook_path, "") if rule else probes.own_copy(box, hook_path)
-        rc, _, err = probes._run([path], self.info.top, env, stdin.encode())
-        result = probes._judge(rc, err, bool(rule), what + note)
+        rc, _, err = probes.run([path], self.info.top, env, stdin.encode())
+        result = probes.judge(rc, err, bool(rule), what + note)
         if result.ok and rule and ("[rule: %s]" % rule).encode() not in err:
             return probes.ProbeResult(False, "%s: refused, but not by rule %s" % (what, rule))
         return result
 
     def _tip(self, box, branch):
-        rc, out, _ = probes._run(["git", "rev-parse", "-q", "--verify", "refs/heads/%s^{commit}" % branch],
+        rc, out, _ = probes.run(["git", "rev-parse", "-q", "--verify", "refs/heads/%s^{commit}" % branch],
                                  self.info.top, box.env)
         return out.decode().strip() if rc == 0 else None
 
     def _child(self, box, tip):
         """A commit on top of ``tip``, in the probe's temporary object directory."""
-        rc, out, _ = probes._run(["git", "commit-tree", tip + "^{tree}", "-p", tip, "-m", "agentguard doctor probe"],
+        rc, out, _ = probes.run(["git", "commit-tree", tip + "^{tree}", "-p", tip, "-m", "agentguard doctor probe"],
                                  self.info.top, box.env)
         return out.decode().strip() if rc == 0 else None
 
