@@ -1,8 +1,10 @@
 """Which pushes go through the guard: git's own answer (``git remote -v`` applies every
 ``pushInsteadOf``, ``insteadOf`` and ``pushurl`` at every config level), never a re-implementation."""
 from .. import gitio
-from .helper import PREFIX
 
+# the URL scheme of agentguard's push helper (git-remote-agw): a push to `agw::URL` goes through it
+SCHEME = "agw"
+PREFIX = SCHEME + "::"
 PROBE = "agentguard-probe"
 
 

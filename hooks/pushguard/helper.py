@@ -13,9 +13,8 @@ from ..gitmodel.refformat import is_full_refname
 from ..gitmodel.refnames import follow_symrefs
 from ..policy import PolicyError, load_snapshot
 from ..textsafe import safe
+from .coverage import PREFIX, PROBE, SCHEME
 
-SCHEME = "agw"
-PREFIX = SCHEME + "::"
 ZERO = "0" * 40
 # transport.c (transport_get): a URL git serves itself; any other "<scheme>://" goes to git-remote-<scheme>
 NATIVE = ("file://", "git://", "ssh://", "git+ssh://", "ssh+git://")
@@ -127,7 +126,6 @@ def resolve(url):
     ``insteadOf`` rules applied, asked of git (``ls-remote --get-url`` on a remote made for it, so a
     URL that is also a remote's name is not taken for that remote). None when git cannot say."""
     from .. import gitio
-    from .coverage import PROBE
     try:
         rc, out = gitio.run(["ls-remote", "--get-url", PROBE], env=gitio.with_config("remote.%s.url" % PROBE, url))
     except gitio.GitError:
