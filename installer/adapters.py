@@ -11,7 +11,7 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib
 
-from ..hooks.analyser.analyse import INVOLVES
+from ..hooks.analyser.constructs import INVOLVES
 from ..hooks.version import VERSION
 from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
 from .errors import AgentguardError, UsageError

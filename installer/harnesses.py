@@ -23,7 +23,7 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib
 
-from ..hooks.analyser.analyse import INVOLVES
+from ..hooks.analyser.constructs import INVOLVES
 from ..hooks.analyser.harnesshook import PROTOCOLS, UNCHECKED, not_installed, read_tools
 from ..hooks.textsafe import safe
 from .errors import AgentguardError

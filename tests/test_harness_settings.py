@@ -85,7 +85,7 @@ def test_a_broken_runtime_blocks_git_and_lets_the_rest_run(guarded, broken):
 def test_the_involves_pattern_as_grep_reads_it_covers_the_analysers():
     """The shell fallback's ERE is the analyser's INVOLVES without word boundaries: it must match
     every text INVOLVES matches (it may match more)."""
-    from agentguard.hooks.analyser.analyse import INVOLVES
+    from agentguard.hooks.analyser.constructs import INVOLVES
     script = H.hook_script()
     ere = script.split('grep -Eiq "', 1)[1].split('" <<', 1)[0]
     texts = ["git push", "/usr/bin/git-receive-pack", "cat .git/config", "x .pi/extensions y", "a .pi\\b",
@@ -137,9 +137,9 @@ def test_the_runtime_gives_up_before_the_harness_does(guarded, monkeypatch):
     longer, would allow)."""
     import io
     import time
-    from agentguard.hooks.analyser import check, harnesshook
+    from agentguard.hooks.analyser import decision, harnesshook
     monkeypatch.setattr(harnesshook, "TIMEOUT", 1)
-    monkeypatch.setattr(check, "analyse", lambda **kw: time.sleep(30))
+    monkeypatch.setattr(decision, "analyse", lambda **kw: time.sleep(30))
     err = io.StringIO()
     started = time.monotonic()
     payload = json.dumps(CALLS["codex"]("git push origin HEAD:main")).encode()

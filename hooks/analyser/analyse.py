@@ -11,17 +11,15 @@ import os
 import re
 
 from . import constructs, findexpr, gitrules
-from .gitrules import READ_ONLY_GIT
-from .repoview import RepoView
-from .shellparse import DYN, RESERVED, FuncDef, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment, parse
+from .constructs import INVOLVES
+from .gitrules.commands import READ_ONLY_GIT
+from .repoview import RepoView, user_config_files
+from .shellparse import (DYN, RESERVED, FuncDef, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment,
+                         literal_word, parse, text_of)
 from ..bypass import env_skips_hooks
 from ..guardpaths import bytecode_cache, inside, real
 from ..rules import Block
 
-# Text that involves git or the guard: what cannot be analysed is blocked when it matches.
-INVOLVES = re.compile(r"\bgit\b|\bgit-|\.git\b|hookspath|agentguard|\.pi[/\\]|\.hermes|\.gptme|gptme\.toml|"
-                      r"packed-refs|refs/heads|husky|pre-commit|update-ref|\.claude|\.codex|\.gemini|"
-                      r"\.opencode|opencode\.json|\.github[/\\](hooks|copilot)|\.copilot|disableAllHooks", re.I)
 SKIP_WHOLE = {"for", "select", "case", "esac"}
 SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "busybox", "fish", "yash"}
 INTERPRETERS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node": ("-e", "--eval", "-p", "--print"),
@@ -273,7 +271,7 @@ class Analyser:
             return constructs.dynamic_head(self, cmd, words, state)
         name = os.path.basename(head.text)
         state.stdin_text = cmd.heredocs[-1] if cmd.heredocs else _literal_output(piped, state)
-        unseen = _text_of(piped) if piped is not None else ""
+        unseen = text_of(piped) if piped is not None else ""
         if state.stdin_text is None:
             found = _redirected_input(cmd, state)
             if found is not None:
@@ -286,7 +284,7 @@ class Analyser:
     def dispatch(self, name, words, state, piped):
         base = re.sub(r"[0-9.]+$", "", name)
         if name == "git" or (name.startswith("git-") and len(name) > 4):
-            rest = words[1:] if name == "git" else [_word(name[4:])] + words[1:]
+            rest = words[1:] if name == "git" else [literal_word(name[4:])] + words[1:]
             self.git(rest, state)
         elif name in ("cd", "pushd", "chdir"):
             if name == "pushd":
@@ -311,7 +309,7 @@ class Analyser:
             for w in words[1:]:
                 if "=" in w.text and not w.text.startswith("-"):
                     key, _, value = w.text.partition("=")
-                    self.env_rule(key, _word(value, DYN in value), state)
+                    self.env_rule(key, literal_word(value, DYN in value), state)
         elif name == "agentguard":
             self.agentguard([w.text for w in words[1:]], state)
         elif name == "pre-commit" and len(words) > 1 and words[1].text == "install" and \
@@ -363,7 +361,7 @@ class Analyser:
                         continue
                     if is_assignment(t):
                         key, _, value = t.partition("=")
-                        self.env_rule(key, _word(value, args[i].dynamic), state, scoped=True)
+                        self.env_rule(key, literal_word(value, args[i].dynamic), state, scoped=True)
                         i += 1
                         continue
                     rest = args[i:]
@@ -546,7 +544,7 @@ class Analyser:
                 return
             targets = [a for a in args if not a.text.startswith(("-", "(", ")", "!"))][:1]
         elif name == "dd":
-            targets = [_word(a.text[3:], a.dynamic) for a in args if a.text.startswith("of=")]
+            targets = [literal_word(a.text[3:], a.dynamic) for a in args if a.text.startswith("of=")]
         elif name == "sed":
             if not any(t.startswith("-i") or t.startswith("--in-place") or (t.startswith("-") and not t.startswith("--")
                                                                               and "i" in t[1:]) for t in texts):
@@ -715,24 +713,6 @@ def _entries(path):
         return []
 
 
-def user_config_files(environ=None):
-    """The user- and system-level git config files git reads with ``environ`` (default: ours),
-    guarded like .git/config."""
-    env = os.environ if environ is None else environ
-    home = env.get("HOME") or os.path.expanduser("~")
-    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    files = [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"), "/etc/gitconfig"]
-    files += [env[name] for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if env.get(name)]
-    return [real(f) for f in files]
-
-
-def _word(text, dynamic=False):
-    w = Word()
-    w.text = text
-    w.dynamic = dynamic
-    return w
-
-
 def _skip_options(args, value_opts):
     i = 0
     while i < len(args):
@@ -747,11 +727,6 @@ def _skip_options(args, value_opts):
             continue
         return args[i:]
     return []
-
-
-def _text_of(node):
-    from .shellparse import iter_simple
-    return " ".join(w.text for s in iter_simple(node) for w in s.words)
 
 
 def _literal_output(node, state):

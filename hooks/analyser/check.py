@@ -16,43 +16,10 @@ import os
 import sys
 
 from ..gitio import scrubbed_env
+from .decision import analyse, decide, record_snapshot
 
 USAGE = ("usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check [--after] --hook HARNESS"
          " | check --after [--cwd DIR] [--json]")
-
-
-def analyse(command=None, write=None, cwd="."):
-    """The Block that refuses the command or write, or None when it may run."""
-    from .analyse import Analyser  # here: `check --after` runs without the analyser
-    from ..rules import Block
-    analyser = Analyser(launcher_home())
-    try:
-        if write is not None:
-            analyser.check_write(write, cwd)
-        else:
-            analyser.check_command(command, cwd)
-    except Block as block:
-        return block
-    except RecursionError:
-        return Block("unanalysable", "nested too deeply")
-    except Exception as exc:  # fail closed, without a traceback
-        return Block("guard-error", type(exc).__name__)
-    return None
-
-
-def launcher_home():
-    """``<git common dir>/agentguard`` when this is the runtime copy an installation's decision command
-    runs (``.../agentguard/runtime/hooks/analyser/check.py``), else None (the installed package)."""
-    runtime = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    if os.path.basename(runtime) == "runtime" and os.path.isfile(os.path.join(runtime, "run.py")):
-        return os.path.dirname(runtime)
-    return None
-
-
-def decide(command=None, write=None, cwd="."):
-    """(decision, rule, reason)."""
-    block = analyse(command, write, cwd)
-    return ("allow", "", "") if block is None else ("block", block.rule, block.reason())
 
 
 def parse_args(argv, after=False):
@@ -137,11 +104,4 @@ def main(argv, out=None):
     return 0 if block is None else 1
 
 
-def record_snapshot(cwd):
-    """The guard's state before the tool call runs, for ``check --after`` (whatever the decision:
-    the call may run anyway). Never fails the check."""
-    try:
-        from ..outcome.snapshot import record
-        record(cwd)
-    except Exception:
-        pass
+__all__ = ["analyse", "decide", "main", "parse_args", "record_snapshot"]

@@ -10,10 +10,15 @@ import os
 import re
 import stat
 
-from .shellparse import DYN, RESERVED, Simple, Word, iter_simple
+from .shellparse import DYN, RESERVED, Parser, Simple, Word, iter_simple, text_of
 from ..rules import Block
 
-# Besides analyse.INVOLVES: git's own programs and plumbing that write refs.
+# Text that involves git or the guard: what cannot be analysed is blocked when it matches.
+INVOLVES = re.compile(r"\bgit\b|\bgit-|\.git\b|hookspath|agentguard|\.pi[/\\]|\.hermes|\.gptme|gptme\.toml|"
+                      r"packed-refs|refs/heads|husky|pre-commit|update-ref|\.claude|\.codex|\.gemini|"
+                      r"\.opencode|opencode\.json|\.github[/\\](hooks|copilot)|\.copilot|disableAllHooks", re.I)
+
+# Besides INVOLVES: git's own programs and plumbing that write refs.
 PLUMBING = re.compile(r"send-pack|receive-pack|upload-pack|fetch-pack|update-ref|symbolic-ref|hooks", re.I)
 # Programs that print text made from their arguments or input: what they print, executed, is unknown code.
 TEXT_MAKERS = {"echo", "printf", "base64", "base32", "basenc", "xxd", "od", "rev", "tr", "sed", "awk", "gawk", "mawk",
@@ -50,10 +55,9 @@ class Defined:
 # -- could this text involve git or the guard? -------------------------------------------------------
 def plain(text):
     """``text`` with ``$'...'`` decoded and quotes and backslashes removed (``g''it``, ``g\\it`` are git)."""
-    from .shellparse import _Parser
 
     def decode(match):
-        parser = _Parser(match.group(1) + "'", 0)
+        parser = Parser(match.group(1) + "'", 0)
         return parser.ansi_c()
     return re.sub(r"['\"\\]", "", _ANSI.sub(decode, text))
 
@@ -68,7 +72,6 @@ def could_involve(text):
 
 def names_git(text):
     """Whether ``text``, its quotes, backslashes and expansions taken out, names git or the guard."""
-    from .analyse import INVOLVES
     flat = plain(text)
     return any(INVOLVES.search(variant) or PLUMBING.search(variant)
                for variant in (flat, _EXPANSION.sub("", flat)))  # `g${X}it`: an empty variable runs git
@@ -177,10 +180,9 @@ def dynamic_head(analyser, cmd, words, state):
     """A command name only known when it runs (``$X args``, ``$(...)``): refused when it looks like git,
     when the command line names git or the guard, or when its text is made from text; and
     every function the command line defines could be what it calls."""
-    from .analyse import INVOLVES, _text_of
     from .gitrules import BUILTINS
     looks_git = len(words) > 1 and words[1].text in BUILTINS
-    if looks_git or INVOLVES.search(_text_of(cmd)):
+    if looks_git or INVOLVES.search(text_of(cmd)):
         raise Block("unanalysable", "a variable or $(...) in command position")
     computed(analyser, words[:1], "a command name only known when it runs, in a command line that involves git")
     for name in list(analyser.defined.functions):

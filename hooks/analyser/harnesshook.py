@@ -204,7 +204,7 @@ def call_text(harness, data):
 def decide(harness, data):
     """The Block for the tool call in ``data`` (raw payload bytes), or None to allow; and, whatever the
     decision, the after-check's snapshot of the repository the call runs in."""
-    from .check import analyse, record_snapshot
+    from .decision import analyse, record_snapshot
     protocol = PROTOCOLS[harness]
     payload = json.loads(data.decode("utf-8"))
     found = None
@@ -227,8 +227,7 @@ def _fallback(harness, data, why):
     """The block for a call that could not be decided (a timeout, a bug), when it could involve git or the
     guard's files: each command it runs read as broadly as a command that cannot be parsed (quotes taken
     out, a command name only known when it runs), each file it writes by its path."""
-    from .analyse import INVOLVES
-    from .constructs import could_involve, names_git
+    from .constructs import INVOLVES, could_involve, names_git
     from ..rules import Block
     try:
         found = subjects(PROTOCOLS[harness], json.loads(data.decode("utf-8")))

@@ -2,7 +2,7 @@
 import os
 
 from .. import gitio
-from ..guardpaths import Guarded
+from ..guardpaths import Guarded, real
 from ..policy import DEFAULT_BRANCHES, Policy, PolicyError, load_snapshot
 from ..repostate import RepoState, fetch_urls
 
@@ -152,3 +152,14 @@ def _lower_outer(key):
     section, _, rest = key.partition(".")
     sub, _, var = rest.rpartition(".")
     return "%s.%s.%s" % (section.lower(), sub, var.lower())
+
+
+def user_config_files(environ=None):
+    """The user- and system-level git config files git reads with ``environ`` (default: ours),
+    guarded like .git/config."""
+    env = os.environ if environ is None else environ
+    home = env.get("HOME") or os.path.expanduser("~")
+    xdg = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
+    files = [os.path.join(home, ".gitconfig"), os.path.join(xdg, "git", "config"), "/etc/gitconfig"]
+    files += [env[name] for name in ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM") if env.get(name)]
+    return [real(f) for f in files]

@@ -94,14 +94,14 @@ _META = set(" \t\n;&|()<>")
 def parse(text):
     if len(text) > MAX_INPUT:
         raise ParseError("command too long to analyse")
-    parser = _Parser(text, 0)
+    parser = Parser(text, 0)
     node = parser.parse_list(end=None)
     if parser.pos < len(parser.s):
         raise ParseError("unexpected %r" % parser.s[parser.pos])
     return node
 
 
-class _Parser:
+class Parser:
     def __init__(self, s, depth):
         if depth > MAX_DEPTH:
             raise TooDeep("nested too deeply")
@@ -244,7 +244,7 @@ class _Parser:
 
     def parse_subshell(self):
         self.pos += 1
-        sub = _Parser(self.s, self.depth + 1)
+        sub = Parser(self.s, self.depth + 1)
         sub.pos = self.pos
         body = sub.parse_list(end=")")
         if not self.s.startswith(")", sub.pos):
@@ -269,7 +269,7 @@ class _Parser:
         if not self.s.startswith("{", self.pos) or self.s[self.pos + 1:self.pos + 2] not in (" ", "\t", "\n"):
             raise ParseError("a function body that is not { ...; } or ( ... )")
         self.pos += 1
-        sub = _Parser(self.s, self.depth + 1)
+        sub = Parser(self.s, self.depth + 1)
         sub.pos = self.pos
         body = sub.parse_list(end="}")
         if not self.s.startswith("}", sub.pos):
@@ -472,7 +472,7 @@ class _Parser:
         raise ParseError("unclosed $'")
 
     def sub_list(self, close):
-        sub = _Parser(self.s, self.depth + 1)
+        sub = Parser(self.s, self.depth + 1)
         sub.pos = self.pos
         body = sub.parse_list(end=close)
         if not self.s.startswith(close, sub.pos):
@@ -493,7 +493,7 @@ class _Parser:
         if end >= len(self.s):
             raise ParseError("unclosed `")
         self.pos = end + 1
-        return _Parser("".join(text), self.depth + 1).parse_list(end=None)
+        return Parser("".join(text), self.depth + 1).parse_list(end=None)
 
     def read_balanced(self, open_, close, depth):
         while self.pos < len(self.s):
@@ -555,6 +555,19 @@ def _value_word(word):
     value.dynamic = word.dynamic
     value.subs = word.subs
     return value
+
+
+def literal_word(text, dynamic=False):
+    """A Word of ``text`` made by the analyser (not parsed): ``dynamic`` when its value is only known when it runs."""
+    w = Word()
+    w.text = text
+    w.dynamic = dynamic
+    return w
+
+
+def text_of(node):
+    """The words of every simple command in ``node``, as one text."""
+    return " ".join(w.text for s in iter_simple(node) for w in s.words)
 
 
 def iter_simple(node):

@@ -13,7 +13,7 @@ from ...rules import Block
 from ..shellparse import DYN, Word
 from .config import config_sources
 from . import programs
-from .commands import COMMANDS
+from .commands import COMMANDS, READ_ONLY_GIT
 from .config import GUARD_ALIAS
 from .context import GitContext  # noqa: F401  (the analyser builds it)
 
@@ -42,9 +42,6 @@ HANDLERS = {
     "clone": ("repos", "clone"), "init": ("repos", "init"),
 }
 MAKE_REPO = ("clone", "init")  # judged where there is no repository yet
-# Commands that only read (a variable may name their directory or repository).
-READ_ONLY_GIT = {"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "grep",
-                 "blame", "describe", "shortlog", "help", "version", "for-each-ref", "show-ref"}
 
 
 def handler_for(cmd):

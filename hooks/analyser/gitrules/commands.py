@@ -8,6 +8,10 @@ A row is ``command: ((class, analyser, backstop[, note]), ...)``; no entry: none
 SECURITY.md's section "Every git command, by what it can do" is ``render_markdown()``.
 """
 
+# Commands that only read (a variable may name their directory or repository).
+READ_ONLY_GIT = {"status", "log", "diff", "show", "rev-parse", "ls-files", "ls-tree", "cat-file", "grep",
+                 "blame", "describe", "shortlog", "help", "version", "for-each-ref", "show-ref"}
+
 # what a command can do (to the repository it runs in, or to a remote)
 REF, REMOTE, CONFIG, HOOKS, CODE = "local-ref", "remote", "config", "hooks", "code"
 NONE = "none"  # a row with no entry: it reads, or writes only the work tree, the index or objects

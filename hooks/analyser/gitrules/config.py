@@ -2,7 +2,7 @@
 from ...rules import Block
 from ...bypass import alias_skips_hooks
 from ...guardconfig import INCLUDE_KEYS, GUARD_ALIAS, rule_for  # noqa: F401 (GUARD_ALIAS: re-exported)
-from ..repoview import follows_remote
+from ..repoview import follows_remote, user_config_files
 from ..shellparse import DYN
 
 _READ = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool")
@@ -57,7 +57,7 @@ def config_sources(call, ctx):
     import os
     from ... import gitio
     from ...guardpaths import real
-    from ..analyse import READ_ONLY_GIT, user_config_files
+    from .commands import READ_ONLY_GIT
     if call.cmd in READ_ONLY_GIT:
         return
     if any(v is None for v in env.values()) or any(v is None or DYN in v for _, v in includes):

@@ -1,7 +1,7 @@
 """Programs a git command line names (``rebase -x CMD``, ``grep -O CMD``, ``bisect run CMD``,
 ``--upload-pack CMD``...): git runs them through the shell, so they are read like any command line."""
 from ...rules import Block
-from ..shellparse import DYN
+from ..shellparse import DYN, literal_word
 
 # command -> the options whose value is a program (git's long names; short forms resolve through git's table)
 OPTIONS = {
@@ -43,8 +43,7 @@ def check(call, ctx):
         ctx.analyser.check_text(text, ctx.state.copy(), "git %s" % call.cmd)
     if call.cmd == "for-each-repo" and call.dashdash is not None:
         from . import check_git  # the git command line it runs in each repository
-        from .. import analyse
-        check_git([analyse._word(w) for w in call.positionals[call.dashdash:]], ctx)
+        check_git([literal_word(w) for w in call.positionals[call.dashdash:]], ctx)
 
 
 def _quote(word):
