@@ -9,7 +9,7 @@ import sys
 
 from . import audit
 from . import rules as R
-from .backstop import branchhooks, prepush, reftx
+from .backstop import HOOKS, branchhooks, prepush, reftx
 from .gitmodel import cli, procargv
 from .policy import TEMPLATE_MARK, PolicyError, load_snapshot
 from .repostate import RepoState
@@ -17,7 +17,6 @@ from . import gitio
 from .gitio import GitError
 
 MAX_STDIN = 64 * 1024 * 1024
-HOOKS = ("reference-transaction", "pre-push", "pre-commit", "pre-merge-commit", "pre-rebase")
 
 
 def unclaimed_bare(state):
@@ -62,11 +61,8 @@ def decide(hook, args, state, policy, call, data, caller=None, argv=None):
 
 
 def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
-    """Run one hook. ``argv`` = [hook, git-pid, *hook-args]. Returns the exit status.
-    ``argv`` = ["check", ...] runs the decision command instead (the adapters call it here)."""
-    if argv and argv[0] == "check":
-        from .analyser.check import main as check_main
-        return check_main(argv[1:])
+    """Run one hook. ``argv`` = [hook, git-pid, *hook-args]. Returns the exit status. (``run.py check``
+    never comes here: the launcher starts the decision command itself.)"""
     stderr = stderr or sys.stderr
     hook = argv[0] if argv else ""
     state = RepoState(ag_home)

@@ -3,13 +3,14 @@ import os
 import shutil
 from importlib import resources
 
+from ..hooks.backstop import HOOKS
 from ..hooks.policy import literal_prefix
 from ..hooks.version import VERSION
 
-# Hooks agentguard installs: the backstop (reference-transaction), the push guard, the early,
-# kinder refusals that stop work before objects or in-progress states are made, and post-checkout,
-# which finishes the install in a new worktree or clone (`git worktree add`, `git clone`).
-HOOK_NAMES = ("pre-commit", "pre-merge-commit", "pre-rebase", "pre-push", "reference-transaction", "post-checkout")
+# Hooks agentguard installs: those the runtime decides (the backstop, reference-transaction; the push
+# guard; the early, kinder refusals that stop work before objects or in-progress states are made),
+# and post-checkout, which finishes the install in a new worktree or clone (`git worktree add`, `git clone`).
+HOOK_NAMES = HOOKS + ("post-checkout",)
 CHAINED_SUFFIX = ".agentguard-chained"
 MARKER = "# agentguard "  # second line of every script we write
 _TEMPLATE_FOR = {"pre-merge-commit": "pre-commit"}
