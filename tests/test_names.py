@@ -297,18 +297,26 @@ def test_on_a_case_folding_file_system_main_is_main_in_every_spelling(folded, tm
 
 
 # -- pushes of another letter case: the remote's file system is not known here ------------------------
-def test_a_push_to_another_spelling_of_main_is_refused_and_a_longer_name_is_not(guarded):
-    """`git push origin feat:MAIN` on a remote that ignores case moves main; a client cannot tell
-    the remote's file system, so the push guard and pre-push judge it as main (with --no-verify too)."""
+def test_a_push_of_another_spelling_is_its_own_branch_on_a_remote_that_keeps_case(guarded):
+    """A local remote on a file system that keeps letter case takes `MAIN` as a branch of its own
+    (tests/test_keep_working.py pushes one); main stays where it was."""
     repo, bare = guarded
-    before = state(repo, bare)
-    for args in (["push", "origin", "feat:MAIN"], ["push", "--no-verify", "origin", "feat:refs/heads/Main"]):
-        assert_refused_and_kept(repo.run(*args, check=False), repo, bare, before)
-        assert bare.run("rev-parse", "-q", "--verify", "refs/heads/MAIN", check=False).returncode != 0
-    ok(repo.run("push", "-q", "origin", "feat:maintenance"))
-    assert bare.rev("refs/heads/maintenance") == repo.rev("feat")
-    repo.agentguard("install", "--no-push-guard")
-    assert_refused_and_kept(repo.run("push", "origin", "feat:MAIN", check=False), repo, bare, before)
+    main = bare.rev("refs/heads/main")
+    ok(repo.run("push", "-q", "origin", "feat:MAIN"))
+    assert bare.rev("refs/heads/MAIN") == repo.rev("feat") and bare.rev("refs/heads/main") == main
+
+
+def test_whether_a_remote_may_ignore_case_is_asked_of_a_local_path_only(tmp_path):
+    """A network remote's file system cannot be told from the client: on doubt it may ignore case
+    (a push of `MAIN` there is judged as main); a local repository is asked of its own file system."""
+    from agentguard.hooks.backstop.casefold import remote_ignores_case
+    for url in ("ssh://host/srv/r.git", "host:r.git", "https://example.com/r.git", "git://host/r",
+                str(tmp_path / "missing.git")):
+        assert remote_ignores_case(url), url
+    bare = tmp_path / "kept.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    assert not remote_ignores_case(str(bare)) and not remote_ignores_case("file://" + str(bare))
+    assert not remote_ignores_case("kept", cwd=str(tmp_path))  # git enters kept.git
 
 
 def test_on_a_case_folding_remote_a_push_to_main_spelt_otherwise_is_refused(folded, tmp_path, env):
@@ -353,6 +361,10 @@ def test_on_a_case_folding_remote_a_push_to_main_spelt_otherwise_is_refused(fold
     proc = repo.run("push", "--no-verify", "origin", "feat:MAIN", check=False)
     assert proc.returncode != 0 and "[rule: push-protected]" in proc.stderr, proc.stderr
     assert bare.rev("refs/heads/main") == main and repo.rev("feat") != main
+    repo.agentguard("install", "--no-adapters", "--no-push-guard")
+    proc = repo.run("push", "origin", "feat:MAIN", check=False)
+    assert proc.returncode != 0 and "[rule: push-protected]" in proc.stderr, proc.stderr
+    assert bare.rev("refs/heads/main") == main
 
     served = remote("served")
     client = clone("client", served, install=False)

@@ -19,17 +19,40 @@ from ..textsafe import safe
 def ignores_case(state):
     def ask():
         refs = os.path.join(state.common_dir, "refs")
-        for path in (refs, os.path.join(refs, "heads")):
-            swapped = os.path.join(os.path.dirname(path), os.path.basename(path).upper())
-            try:
-                if os.path.samefile(path, swapped):
-                    return True
-            except OSError:
-                pass
+        if folds(refs) or folds(os.path.join(refs, "heads")):
+            return True
         rc, out = gitio.run(["config", "--type=bool", "--get", "core.ignorecase"], cwd=state.cwd,
                             env=gitio.without_command_line_config())
         return rc == 0 and out.strip() == b"true"
     return state._memo("ignores-case", ask)
+
+
+def folds(path):
+    """True when the directory ``path`` is on a file system that ignores letter case (its name in
+    upper case is the same directory); False when it is not, or cannot be looked at."""
+    path = path.rstrip(os.sep) or os.sep
+    swapped = os.path.join(os.path.dirname(path), os.path.basename(path).upper())
+    if swapped == path:
+        return False
+    try:
+        return os.path.samefile(path, swapped)
+    except OSError:
+        return False
+
+
+def remote_ignores_case(url, cwd=None):
+    """Whether the remote at ``url`` may take another letter case of a ref name for the name itself:
+    a repository on a local path is asked of its file system (its ``refs`` directory); any other
+    remote's file system cannot be told from here, so it may (on doubt: a push of `MAIN` is judged as
+    `main`; a server guarded by agentguard refuses it there too)."""
+    from ..gitmodel.remotes import entered_repo, local_path
+    path = local_path(url, cwd) if url else None
+    if path is None:
+        return True
+    repo = entered_repo(path)
+    if repo is None:
+        return True
+    return folds(os.path.join(repo, "refs")) or folds(os.path.join(repo, "refs", "heads"))
 
 
 def refusal(state, policy, item, call_text):

@@ -25,7 +25,9 @@ def decide(state, policy, data, call, remote_name, url=None, argv=None):
                          "asked whether it is a symbolic ref to it; nothing was pushed",
                          ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60),
                                                                                          R.NEW_BRANCH)])
-    return refuse_protected(policy, lines, remote, lambda: has_no_branches(url), state.ag_home, "pre-push", argv)
+    from .casefold import remote_ignores_case
+    return refuse_protected(policy, lines, remote, lambda: has_no_branches(url), state.ag_home, "pre-push", argv,
+                            lambda: remote_ignores_case(url, state.cwd))
 
 
 def _through_symbolic_refs(state, policy, lines, url):
@@ -74,7 +76,8 @@ def has_no_branches(url):
     return rc == 0 and not any(row.partition(b"\t")[2].startswith(b"refs/heads/") for row in out.splitlines())
 
 
-def refuse_protected(policy, items, remote, remote_is_empty, ag_home=None, hook="pre-push", argv=None):
+def refuse_protected(policy, items, remote, remote_is_empty, ag_home=None, hook="pre-push", argv=None,
+                     remote_ignores_case=lambda: True):
     """The refusal for a push of ``items`` (PushLine) to ``remote`` when any lands on a protected
     branch, else None: the rule the pre-push hook and the push guard in git's transport share.
     The one exception: the first push of a project, which creates protected branches on a remote
@@ -84,8 +87,11 @@ def refuse_protected(policy, items, remote, remote_is_empty, ag_home=None, hook=
     hits = []
     for item in items:
         # another letter case of a protected name is that branch on a remote whose file system
-        # ignores case (macOS, Windows), which no client can tell from here: judged as that branch
-        kind = policy.classify(item.remote_ref) or policy.classify(item.remote_ref, fold=True)
+        # ignores case (macOS, Windows): judged as that branch unless the remote is a local path on
+        # a file system that keeps case (``remote_ignores_case()``, asked only for such a name)
+        kind = policy.classify(item.remote_ref)
+        if kind is None and policy.classify(item.remote_ref, fold=True) and remote_ignores_case():
+            kind = policy.classify(item.remote_ref, fold=True)
         if kind and kind[0] == "local":
             hits.append((item, kind[1]))
     if not hits:

@@ -7,6 +7,7 @@ import sys
 
 from .. import audit
 from .. import rules as R
+from ..backstop.casefold import remote_ignores_case
 from ..backstop.prepush import mirror_refusal, refuse_protected
 from ..backstop.reflines import PushLine, is_oid
 from ..gitmodel.refformat import is_full_refname
@@ -60,7 +61,7 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
     else:
         from .proxy import Proxy
         backend = Proxy(remote, helper, address, url)
-    session = Session(backend, remote if not remote.startswith(PREFIX) else url, ag_home, stderr)
+    session = Session(backend, remote if not remote.startswith(PREFIX) else url, ag_home, stderr, url)
     try:
         return serve(session, stdin, stdout, stderr)
     finally:
@@ -135,8 +136,9 @@ def resolve(url):
 
 
 class Session:
-    def __init__(self, backend, remote, ag_home, stderr):
+    def __init__(self, backend, remote, ag_home, stderr, url=None):
         self.backend = backend
+        self.url = url  # where the push goes (None: not known, so the remote may ignore letter case)
         self.remote = remote
         self.ag_home = ag_home
         self.stderr = stderr
@@ -199,7 +201,8 @@ class Session:
                                   % (safe(self.remote, 60), R.NEW_BRANCH)])
             items.append(PushLine(src, ZERO if not src else src, target, (self.listed or {}).get(dst, ZERO)))
         refusal = refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home, "push-guard",
-                                   ["git", "push", self.remote] + [spec for spec, _ in specs])
+                                   ["git", "push", self.remote] + [spec for spec, _ in specs],
+                                   lambda: remote_ignores_case(self.url))
         aliased = [(dst, item.remote_ref) for (_, dst), item in zip(specs, items) if dst != item.remote_ref]
         if refusal is not None and aliased:
             refusal.why += "; %s" % ", ".join("%s is a symbolic ref to %s there" % (safe(a, 80), safe(t, 80))
