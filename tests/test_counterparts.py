@@ -10,12 +10,8 @@ import subprocess
 
 import pytest
 
-from helpers import Git, assert_refused_and_kept, refused, state, upstream_advance
+from helpers import succeeded_unrefused, Git, assert_refused_and_kept, refused, state, upstream_advance
 
-
-def ok(proc):
-    assert proc.returncode == 0 and "agentguard: refused" not in proc.stderr, proc.stdout + proc.stderr
-    return proc
 
 
 def forged_remote(repo, tmp_path, name="x.git"):
@@ -53,9 +49,9 @@ def test_an_added_remote_cannot_lead_main_onto_local_work(guarded, tmp_path, che
     forged = forged_remote(repo, tmp_path)
     feat = repo.rev("feat")
     assert check(repo, "git remote add evil %s" % forged) == ("allow", "")
-    ok(repo.run("remote", "add", "evil", forged))
+    succeeded_unrefused(repo.run("remote", "add", "evil", forged))
     assert check(repo, "git fetch evil") == ("allow", "")
-    ok(repo.run("fetch", "-q", "evil"))  # writing another remote's tracking refs unlocks nothing now
+    succeeded_unrefused(repo.run("fetch", "-q", "evil"))  # writing another remote's tracking refs unlocks nothing now
     assert check(repo, "git merge --ff-only evil/main") == ("block", "merge-on-protected")
     before = state(repo, bare)
     for cmd in (["merge", "--ff-only", "evil/main"], ["reset", "--hard", "evil/main"],
@@ -175,8 +171,8 @@ def test_sync_from_origin_still_works(guarded, tmp_path, env):
     """(tests/test_keep_working.py syncs main every other way too)"""
     repo, bare = guarded
     new = upstream_advance(bare, env, tmp_path)
-    ok(repo.run("fetch", "-q", "origin"))
-    ok(repo.run("merge", "-q", "--ff-only", "origin/main"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin"))
+    succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "origin/main"))
     assert repo.rev("main") == new
 
 
@@ -189,15 +185,15 @@ def test_a_new_remote_is_followed_after_reinstall(guarded, tmp_path, env):
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "upstream work"], cwd=str(other), env=env,
                    check=True)
     subprocess.run(["git", "push", "-q", "origin", "main"], cwd=str(other), env=env, check=True)
-    ok(repo.run("remote", "add", "upstream", up))
-    ok(repo.run("fetch", "-q", "upstream"))
+    succeeded_unrefused(repo.run("remote", "add", "upstream", up))
+    succeeded_unrefused(repo.run("fetch", "-q", "upstream"))
     before = state(repo, bare)
     assert_refused_and_kept(repo.run("merge", "--ff-only", "upstream/main", check=False), repo, bare, before)
     checks, _ = doctor(repo)
     assert checks["policy.remotes"]["status"] == "warn" and "upstream" in checks["policy.remotes"]["summary"]
     proc = repo.agentguard("install")  # the user records the new remote
     assert "remote 'upstream' (%s) was added" % up in proc.stderr
-    ok(repo.run("merge", "-q", "--ff-only", "upstream/main"))
+    succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "upstream/main"))
     assert repo.rev("main") == repo.rev("upstream/main")
     checks, _ = doctor(repo)
     assert checks["policy.remotes"]["status"] == "pass"
@@ -219,8 +215,8 @@ def test_reinstall_after_a_url_change_is_reported_and_followed(guarded, tmp_path
     policy = json.load(open(os.path.join(repo.path, ".git", "agentguard", "policy.json")))
     assert policy["remotes"] == {"origin": mirror}
     new = upstream_advance(Git(mirror, env), env, tmp_path)
-    ok(repo.run("fetch", "-q", "origin"))
-    ok(repo.run("merge", "-q", "--ff-only", "origin/main"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin"))
+    succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "origin/main"))
     assert repo.rev("main") == new
     assert doctor(repo)[1] == 0
 
@@ -238,7 +234,7 @@ def test_a_snapshot_without_remotes_keeps_the_old_rule(guarded, tmp_path, env):
     assert rc == 0 and checks["policy.remotes"]["status"] == "warn"
     assert checks["policy.remotes"]["fix"].startswith("agentguard install")
     new = upstream_advance(bare, env, tmp_path)
-    ok(repo.run("pull", "-q", "--ff-only"))
+    succeeded_unrefused(repo.run("pull", "-q", "--ff-only"))
     assert repo.rev("main") == new
     proc = repo.agentguard("install")
     assert "now follow only the remotes recorded now (origin)" in proc.stderr

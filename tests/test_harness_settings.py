@@ -6,6 +6,7 @@ entry; the guard's new files; which harnesses a plain install sets up; what the 
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ import pytest
 
 from agentguard.installer import harnesses as H
 from harnesscalls import CALLS, WRITES, after_hook, hook
-from helpers import snapshot
+from helpers import need, snapshot
 
 @pytest.mark.parametrize("harness", H.NAMES)
 def test_hook_blocks_with_exit_2_and_allows_with_0(guarded, harness):
@@ -102,18 +103,17 @@ def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_p
     repo, _ = guarded
     script = tmp_path / "hook.sh"
     script.write_text("#!/bin/sh\n" + H.hook_script())
-    if subprocess.run(["sh", "-c", "command -v shellcheck"], capture_output=True).returncode == 0:
-        proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
+    need("shellcheck", shutil.which("shellcheck"))
+    need("node", shutil.which("node"))
+    proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+    for harness in H.NAMES:  # the short launcher each settings entry runs
+        launcher = tmp_path / ("launcher-" + harness)
+        launcher.write_text("#!/bin/sh\n" + H.hook_command(harness).split("'")[1] + "\n")
+        # SC1090: it sources the script at a path git names, whose own text is checked just above
+        proc = subprocess.run(["shellcheck", "-s", "sh", "-e", "SC1090", str(launcher)], capture_output=True,
+                              text=True)
         assert proc.returncode == 0, proc.stdout
-        for harness in H.NAMES:  # the short launcher each settings entry runs
-            launcher = tmp_path / ("launcher-" + harness)
-            launcher.write_text("#!/bin/sh\n" + H.hook_command(harness).split("'")[1] + "\n")
-            # SC1090: it sources the script at a path git names, whose own text is checked just above
-            proc = subprocess.run(["shellcheck", "-s", "sh", "-e", "SC1090", str(launcher)], capture_output=True,
-                                  text=True)
-            assert proc.returncode == 0, proc.stdout
-    elif os.environ.get("CI"):
-        pytest.fail("shellcheck is missing")
     repo.agentguard("install", "--harness", "opencode")
     proc = subprocess.run(["node", "--check", os.path.join(repo.path, ".opencode", "plugins", "agentguard.js")],
                           capture_output=True, text=True)
