@@ -1,6 +1,7 @@
 """Helpers for driving real git repositories, a real bare remote and the real CLI."""
 import hashlib
 import importlib.util
+import json
 import os
 import pty
 import select
@@ -154,6 +155,24 @@ def agentguard(*args, cwd, env, check=True, input=None):
         raise AssertionError("agentguard %s failed (%d):\n%s%s" % (" ".join(args), proc.returncode,
                                                                   proc.stdout, proc.stderr))
     return proc
+
+
+def doctor_report(repo, *args, cwd=None, env=None, check_rc=None):
+    """`agentguard doctor --json ARGS` in ``repo`` (or ``cwd``): ({check id: check}, the process). The
+    doctor never ends in a traceback, its JSON's "ok" agrees with its exit status, and with
+    ``check_rc`` that status is the one given."""
+    proc = repo.agentguard("doctor", "--json", *args, check=False, cwd=cwd, env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["ok"] == (proc.returncode == 0), proc.stdout
+    if check_rc is not None:
+        assert proc.returncode == check_rc, proc.stdout
+    return {c["id"]: c for c in data["checks"]}, proc
+
+
+def doctor_checks(repo, *args, cwd=None, env=None):
+    """{check id: check} of `agentguard doctor --json ARGS` in ``repo`` (see doctor_report)."""
+    return doctor_report(repo, *args, cwd=cwd, env=env)[0]
 
 
 def refused(proc):

@@ -10,7 +10,8 @@ import subprocess
 
 import pytest
 
-from helpers import succeeded_unrefused, Git, assert_refused_and_kept, refused, state, upstream_advance
+from helpers import (Git, assert_refused_and_kept, doctor_checks, doctor_report, refused, state, succeeded_unrefused,
+                     upstream_advance)
 
 
 
@@ -35,12 +36,6 @@ def check(monkeypatch):
                 monkeypatch.setenv(key, value)
         return decide(command=command, cwd=repo.path)[:2]
     return run
-
-
-def doctor(repo):
-    proc = repo.agentguard("doctor", "--json", check=False)
-    assert "Traceback" not in proc.stderr
-    return {c["id"]: c for c in json.loads(proc.stdout)["checks"]}, proc.returncode
 
 
 # -- the holes of issue #13, closed ----------------------------------------------------------------
@@ -189,13 +184,13 @@ def test_a_new_remote_is_followed_after_reinstall(guarded, tmp_path, env):
     succeeded_unrefused(repo.run("fetch", "-q", "upstream"))
     before = state(repo, bare)
     assert_refused_and_kept(repo.run("merge", "--ff-only", "upstream/main", check=False), repo, bare, before)
-    checks, _ = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["policy.remotes"]["status"] == "warn" and "upstream" in checks["policy.remotes"]["summary"]
     proc = repo.agentguard("install")  # the user records the new remote
     assert "remote 'upstream' (%s) was added" % up in proc.stderr
     succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "upstream/main"))
     assert repo.rev("main") == repo.rev("upstream/main")
-    checks, _ = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["policy.remotes"]["status"] == "pass"
 
 
@@ -204,8 +199,8 @@ def test_reinstall_after_a_url_change_is_reported_and_followed(guarded, tmp_path
     mirror = str(tmp_path / "mirror.git")
     subprocess.run(["git", "clone", "-q", "--bare", bare.path, mirror], env=env, check=True)
     repo.run("remote", "set-url", "origin", mirror)
-    checks, rc = doctor(repo)
-    assert rc == 1 and checks["policy.remotes"]["status"] == "fail"
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 1 and checks["policy.remotes"]["status"] == "fail"
     assert "fetches from %s, not from %s" % (mirror, bare.path) in checks["policy.remotes"]["summary"]
     assert "agentguard install" in checks["policy.remotes"]["fix"]
     dry = repo.agentguard("install", "--dry-run")
@@ -218,7 +213,7 @@ def test_reinstall_after_a_url_change_is_reported_and_followed(guarded, tmp_path
     succeeded_unrefused(repo.run("fetch", "-q", "origin"))
     succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "origin/main"))
     assert repo.rev("main") == new
-    assert doctor(repo)[1] == 0
+    assert doctor_report(repo)[1].returncode == 0
 
 
 def test_a_snapshot_without_remotes_keeps_the_old_rule(guarded, tmp_path, env):
@@ -230,22 +225,22 @@ def test_a_snapshot_without_remotes_keeps_the_old_rule(guarded, tmp_path, env):
         (data[key] if key else data).pop("remotes")
         with open(os.path.join(home, name), "w") as fh:
             json.dump(data, fh)
-    checks, rc = doctor(repo)
-    assert rc == 0 and checks["policy.remotes"]["status"] == "warn"
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 0 and checks["policy.remotes"]["status"] == "warn"
     assert checks["policy.remotes"]["fix"].startswith("agentguard install")
     new = upstream_advance(bare, env, tmp_path)
     succeeded_unrefused(repo.run("pull", "-q", "--ff-only"))
     assert repo.rev("main") == new
     proc = repo.agentguard("install")
     assert "now follow only the remotes recorded now (origin)" in proc.stderr
-    assert doctor(repo)[0]["policy.remotes"]["status"] == "pass"
+    assert doctor_checks(repo)["policy.remotes"]["status"] == "pass"
 
 
 # -- the doctor ------------------------------------------------------------------------------------
 def test_doctor_on_a_healthy_repository(guarded):
     repo, _ = guarded
-    checks, rc = doctor(repo)
-    assert rc == 0
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 0
     assert checks["policy.remotes"]["status"] == "pass" and "origin" in checks["policy.remotes"]["summary"]
     assert checks["branches.tracking"]["status"] == "pass"
 
@@ -255,29 +250,29 @@ def test_doctor_fails_on_a_forged_tracking_ref(guarded):
     origin_main = repo.rev("refs/remotes/origin/main")
     repo.run("-c", "core.hooksPath=/dev/null", "update-ref", "refs/remotes/origin/main", "feat")  # a hole
     before = state(repo, bare)
-    checks, rc = doctor(repo)
-    assert rc == 1 and checks["branches.tracking"]["status"] == "fail", checks["branches.tracking"]
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 1 and checks["branches.tracking"]["status"] == "fail", checks["branches.tracking"]
     assert repo.rev("feat") in checks["branches.tracking"]["summary"]
     fix = checks["branches.tracking"]["fix"]
     assert fix.startswith("git fetch origin '+refs/heads/main:refs/remotes/origin/main'")
     assert state(repo, bare) == before, "the doctor changes nothing"
     repo.sh(fix)  # the fix works with the guard in place
     assert repo.rev("refs/remotes/origin/main") == origin_main
-    checks, rc = doctor(repo)
-    assert rc == 0 and checks["branches.tracking"]["status"] == "pass"
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 0 and checks["branches.tracking"]["status"] == "pass"
 
 
 def test_doctor_on_a_tracking_ref_the_remote_does_not_have(guarded, tmp_path, env):
     repo, bare = guarded
     new = upstream_advance(bare, env, tmp_path)  # not fetched: the doctor cannot judge, and says so
     repo.run("-c", "core.hooksPath=/dev/null", "update-ref", "refs/remotes/origin/main", "feat")
-    checks, _ = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["branches.tracking"]["status"] == "warn" and new in checks["branches.tracking"]["summary"]
     repo.sh(checks["branches.tracking"]["fix"].split("#")[0])
     assert repo.rev("refs/remotes/origin/main") == new
     repo.run("config", "remote.origin.url", str(tmp_path / "gone.git"))
     repo.agentguard("install")  # recorded as it is now: an unreachable remote is a warning, not a failure
-    checks, _ = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["branches.tracking"]["status"] == "warn" and "could not ask origin" in \
         checks["branches.tracking"]["summary"]
     repo.run("checkout", "-q", "feat")

@@ -4,7 +4,7 @@ import subprocess
 
 import pytest
 
-from helpers import succeeded_silently, Git, refused, upstream_advance
+from helpers import Git, refused, succeeded_silently, upstream_advance
 
 
 @pytest.fixture
