@@ -11,7 +11,7 @@ Each context manager takes `root`, a directory holding bare repositories (root/"
 The server side runs the git first on `path` (default: this process's PATH), so a test run under
 another git version on PATH exercises that version on both sides of the wire. Each server gets
 HOME=scratch/home and GIT_CONFIG_NOSYSTEM=1: no user or system git config leaks in.
-A server that is not installed skips the test (pytest.skip); CI installs them.
+A server that is not installed skips the test, and fails it under CI (helpers.need).
 """
 import contextlib
 import os
@@ -24,7 +24,7 @@ import subprocess
 import time
 from pathlib import Path
 
-import pytest
+from helpers import need
 
 _SBIN = os.pathsep.join(["/usr/local/sbin", "/usr/sbin", "/sbin"])
 SSH_ALIAS = "agtest"
@@ -81,9 +81,7 @@ def free_port():
 
 def _require(name, path=None):
     exe = shutil.which(name, path=(path or os.environ.get("PATH", "")) + os.pathsep + _SBIN)
-    if exe is None:
-        pytest.skip("%s is not installed" % name)
-    return exe
+    return need(name, exe)
 
 
 def _git_setup(root, scratch, path):

@@ -1,5 +1,7 @@
 """Helpers for driving real git repositories, a real bare remote and the real CLI."""
 import hashlib
+import importlib.util
+import json
 import os
 import pty
 import select
@@ -9,6 +11,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from agentguard.hooks.gitmodel import procargv
 
 BIN = os.path.dirname(sys.executable)
@@ -17,6 +21,49 @@ BIN = os.path.dirname(sys.executable)
 ARGV_READABLE = procargv.readable() is not None
 AGENTGUARD = shutil.which("agentguard", path=BIN) or shutil.which("agentguard")
 ZERO = "0" * 40
+# the npm packages sh scripts/test.sh installs: pi, husky and the harness CLIs
+NODE_MODULES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "node", "node_modules")
+PI_PACKAGE = os.path.join(NODE_MODULES, "@mariozechner", "pi-coding-agent")
+INSTALLED_BY_TEST_SH = "sh scripts/test.sh installs it"
+
+
+def under_ci():
+    """CI runs the suite with ``CI`` set (true); there a missing tool is a failure, not a skip."""
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def need(what, available, how_to_get=INSTALLED_BY_TEST_SH):
+    """The one policy for a tool a test drives (a harness CLI, shellcheck, posh, sshd, lighttpd, FUSE,
+    node, a venv, ...): when ``available`` is falsy, skip with the reason on a developer's machine and
+    fail under CI, where a skipped test would pass silently. Returns ``available``."""
+    if available:
+        return available
+    why = "%s is missing (%s)" % (what, how_to_get)
+    if under_ci():
+        pytest.fail(why + "; under CI every tool the suite drives must be there", pytrace=False)
+    pytest.skip(why)
+
+
+def need_module(name, how_to_get="the test extra: pip install -e '.[test]'"):
+    """``need`` for a Python module the tests import or run (ruff, mypy, mkdocs)."""
+    need(name, importlib.util.find_spec(name) is not None, how_to_get)
+
+
+def need_path(path, how_to_get=INSTALLED_BY_TEST_SH):
+    """``need`` for a file the suite installs (a harness's package under tests/node, a venv's python)."""
+    return need(path, os.path.exists(path) and path, how_to_get)
+
+
+def succeeded_unrefused(proc):
+    """The command succeeded and agentguard did not refuse it (it may have said something else)."""
+    assert proc.returncode == 0 and "agentguard: refused" not in proc.stderr, proc.stdout + proc.stderr
+    return proc
+
+
+def succeeded_silently(proc):
+    """The command succeeded and agentguard said nothing at all (no refusal, no warning)."""
+    assert proc.returncode == 0 and "agentguard" not in proc.stderr, proc.stdout + proc.stderr
+    return proc
 
 
 def _base_env(home):
@@ -108,6 +155,24 @@ def agentguard(*args, cwd, env, check=True, input=None):
         raise AssertionError("agentguard %s failed (%d):\n%s%s" % (" ".join(args), proc.returncode,
                                                                   proc.stdout, proc.stderr))
     return proc
+
+
+def doctor_report(repo, *args, cwd=None, env=None, check_rc=None):
+    """`agentguard doctor --json ARGS` in ``repo`` (or ``cwd``): ({check id: check}, the process). The
+    doctor never ends in a traceback, its JSON's "ok" agrees with its exit status, and with
+    ``check_rc`` that status is the one given."""
+    proc = repo.agentguard("doctor", "--json", *args, check=False, cwd=cwd, env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["ok"] == (proc.returncode == 0), proc.stdout
+    if check_rc is not None:
+        assert proc.returncode == check_rc, proc.stdout
+    return {c["id"]: c for c in data["checks"]}, proc
+
+
+def doctor_checks(repo, *args, cwd=None, env=None):
+    """{check id: check} of `agentguard doctor --json ARGS` in ``repo`` (see doctor_report)."""
+    return doctor_report(repo, *args, cwd=cwd, env=env)[0]
 
 
 def refused(proc):

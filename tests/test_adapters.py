@@ -10,16 +10,12 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
 from tamper import DELETED, deleting  # noqa: E402
-from helpers import replace_in_file  # noqa: E402
+from helpers import PI_PACKAGE, need_path, replace_in_file  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 NODE = os.path.join(HERE, "node")
 HERMES_PY = os.environ.get("AGENTGUARD_TEST_HERMES_PYTHON", os.path.join(ROOT, ".venv-hermes", "bin", "python"))
 GPTME_PY = os.environ.get("AGENTGUARD_TEST_GPTME_PYTHON", os.path.join(ROOT, ".venv-gptme", "bin", "python"))
-
-
-def need(path):
-    assert os.path.exists(path), "%s is missing: run the README's test command (sh scripts/test.sh)" % path
 
 
 def run(argv, repo, stdin, env=None, timeout=240):
@@ -37,7 +33,7 @@ def sentinel(repo, name):
 
 def test_pi_extension_blocks_through_the_extension_runner(guarded):
     repo, _ = guarded
-    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    need_path(PI_PACKAGE)
     requests = [
         {"kind": "bash", "command": "git push origin feat:main"},
         {"kind": "bash", "command": "git commit --no-verify -m x"},
@@ -58,7 +54,7 @@ def test_pi_extension_blocks_through_the_extension_runner(guarded):
 
 def test_pi_session_runs_only_what_the_extension_allows(guarded):
     repo, bare = guarded
-    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    need_path(PI_PACKAGE)
     main, remote = repo.rev("main"), bare.rev("main")
     out = run(["node", os.path.join(NODE, "pi_session.mjs"), repo.path,
                "git push origin feat:main --no-verify; touch BLOCKED_RAN", "touch ALLOWED_RAN"], repo, "")
@@ -81,7 +77,7 @@ def test_pi_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_told(gu
     """A real pi session: the extension's tool_result handler runs the after-check once the bash tool
     ran; the result the model reads gets the reason (and is marked an error)."""
     repo, _ = guarded
-    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    need_path(PI_PACKAGE)
     before = pre_commit(repo)
     out = run(["node", os.path.join(NODE, "pi_session.mjs"), repo.path, deleting("pre-commit"),
                "echo ok > ran.txt"], repo, "")
@@ -96,7 +92,7 @@ def test_pi_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_told(gu
 def test_pi_without_the_tool_result_handler_the_hook_stays_deleted(guarded):
     """The control: the same session with the extension's tool_result handler switched off."""
     repo, _ = guarded
-    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    need_path(PI_PACKAGE)
     replace_in_file(os.path.join(repo.path, ".pi", "extensions", "agentguard.ts"),
                     'pi.on("tool_result"', 'pi.on("tool_result_unused"')
     out = run(["node", os.path.join(NODE, "pi_session.mjs"), repo.path, deleting("pre-commit")], repo, "")
@@ -118,7 +114,7 @@ def hermes_env(repo, tmp_path, enabled=True, project_plugins=True):
 
 def test_hermes_plugin_blocks_terminal_writes_patches_and_process_input(guarded, tmp_path):
     repo, bare = guarded
-    need(HERMES_PY)
+    need_path(HERMES_PY)
     calls = [
         ["terminal", {"command": "git push origin feat:main; touch BLOCKED_RAN"}],
         ["terminal", {"command": "touch ALLOWED_RAN"}],
@@ -144,7 +140,7 @@ def test_hermes_plugin_blocks_terminal_writes_patches_and_process_input(guarded,
 def test_hermes_without_the_switches_loads_nothing(guarded, tmp_path):
     """Hermes fails open when the plugin is not switched on: the doctor warns about exactly this."""
     repo, _ = guarded
-    need(HERMES_PY)
+    need_path(HERMES_PY)
     for env in (hermes_env(repo, tmp_path, enabled=False), hermes_env(repo, tmp_path, project_plugins=False)):
         out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
                   json.dumps([["terminal", {"command": "git push origin feat:main --dry-run"}]]), env=env)
@@ -155,7 +151,7 @@ def test_hermes_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_tol
     """Hermes's real dispatch: transform_tool_result (the hook whose answer reaches the model) runs
     the after-check and adds its reason to the terminal tool's JSON result."""
     repo, _ = guarded
-    need(HERMES_PY)
+    need_path(HERMES_PY)
     before = pre_commit(repo)
     calls = [["terminal", {"command": deleting("pre-commit")}], ["terminal", {"command": "echo ok > ran.txt"}],
              ["read_file", {"path": "ran.txt"}]]
@@ -217,7 +213,7 @@ def test_the_python_client_after_check_is_never_silent(guarded, monkeypatch):
 def test_hermes_without_the_plugin_the_deleted_hook_stays_deleted(guarded, tmp_path):
     """The control: the plugin not switched on."""
     repo, _ = guarded
-    need(HERMES_PY)
+    need_path(HERMES_PY)
     out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
               json.dumps([["terminal", {"command": deleting("pre-commit")}]]), env=hermes_env(repo, tmp_path,
                                                                                               enabled=False))
@@ -228,7 +224,7 @@ def test_hermes_without_the_plugin_the_deleted_hook_stays_deleted(guarded, tmp_p
 # -- gptme -----------------------------------------------------------------------------------
 
 def gptme(repo, blocks, env=None):
-    need(GPTME_PY)
+    need_path(GPTME_PY)
     env = dict(env or repo.env, GPTME_TIKTOKEN_TIMEOUT="0")
     return run([GPTME_PY, os.path.join(HERE, "harness", "gptme_driver.py"), repo.path], repo, json.dumps(blocks),
                env=env)
@@ -338,7 +334,7 @@ def test_gptme_toml_is_merged_and_restored_exactly(make_repo):
 def test_adapters_refuse_when_the_runtime_cannot_answer(guarded, tmp_path):
     """No decision (runtime deleted): git is blocked, the rest flows."""
     repo, _ = guarded
-    need(HERMES_PY)
+    need_path(HERMES_PY)
     os.unlink(os.path.join(repo.path, ".git", "agentguard", "check"))
     out = run([HERMES_PY, os.path.join(HERE, "harness", "hermes_driver.py")], repo,
               json.dumps([["terminal", {"command": "git status"}], ["terminal", {"command": "echo hi"}]]),
@@ -351,7 +347,7 @@ def test_hermes_fails_open_on_a_malformed_block(guarded, tmp_path):
     """Why the plugin always returns {"action": "block", "message": ...}: Hermes ignores a block
     without a message (it fails open). A second plugin that returns one proves it, next to ours."""
     repo, _ = guarded
-    need(HERMES_PY)
+    need_path(HERMES_PY)
     bad = os.path.join(repo.path, ".hermes", "plugins", "sloppy")
     os.makedirs(bad)
     with open(os.path.join(bad, "plugin.yaml"), "w") as fh:

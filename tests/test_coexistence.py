@@ -7,10 +7,9 @@ import sys
 
 import pytest
 
-from helpers import refused
+from helpers import NODE_MODULES, need_path, refused
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-NODE_MODULES = os.path.join(HERE, "node", "node_modules")
 
 USER_HOOK = """#!/bin/sh
 # the user's own {hook} hook
@@ -175,7 +174,7 @@ def test_pre_commit_install_over_agentguard_then_agentguard_uninstall(make_repo)
 
 def _husky(repo):
     bin_js = os.path.join(NODE_MODULES, "husky", "bin.js")
-    assert os.path.exists(bin_js), "run the README's test command: it installs tests/node"
+    need_path(bin_js)
     subprocess.run(["node", bin_js], cwd=repo.path, env=repo.env, check=True, capture_output=True)
     with open(os.path.join(repo.path, ".husky", "pre-commit"), "w") as fh:
         fh.write("echo husky-ran >> .git/husky.log\n")

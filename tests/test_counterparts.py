@@ -10,12 +10,9 @@ import subprocess
 
 import pytest
 
-from helpers import Git, assert_refused_and_kept, refused, state, upstream_advance
+from helpers import (Git, assert_refused_and_kept, doctor_checks, doctor_report, refused, state, succeeded_unrefused,
+                     upstream_advance)
 
-
-def ok(proc):
-    assert proc.returncode == 0 and "agentguard: refused" not in proc.stderr, proc.stdout + proc.stderr
-    return proc
 
 
 def forged_remote(repo, tmp_path, name="x.git"):
@@ -41,21 +38,15 @@ def check(monkeypatch):
     return run
 
 
-def doctor(repo):
-    proc = repo.agentguard("doctor", "--json", check=False)
-    assert "Traceback" not in proc.stderr
-    return {c["id"]: c for c in json.loads(proc.stdout)["checks"]}, proc.returncode
-
-
 # -- the holes of issue #13, closed ----------------------------------------------------------------
 def test_an_added_remote_cannot_lead_main_onto_local_work(guarded, tmp_path, check):
     repo, bare = guarded
     forged = forged_remote(repo, tmp_path)
     feat = repo.rev("feat")
     assert check(repo, "git remote add evil %s" % forged) == ("allow", "")
-    ok(repo.run("remote", "add", "evil", forged))
+    succeeded_unrefused(repo.run("remote", "add", "evil", forged))
     assert check(repo, "git fetch evil") == ("allow", "")
-    ok(repo.run("fetch", "-q", "evil"))  # writing another remote's tracking refs unlocks nothing now
+    succeeded_unrefused(repo.run("fetch", "-q", "evil"))  # writing another remote's tracking refs unlocks nothing now
     assert check(repo, "git merge --ff-only evil/main") == ("block", "merge-on-protected")
     before = state(repo, bare)
     for cmd in (["merge", "--ff-only", "evil/main"], ["reset", "--hard", "evil/main"],
@@ -175,8 +166,8 @@ def test_sync_from_origin_still_works(guarded, tmp_path, env):
     """(tests/test_keep_working.py syncs main every other way too)"""
     repo, bare = guarded
     new = upstream_advance(bare, env, tmp_path)
-    ok(repo.run("fetch", "-q", "origin"))
-    ok(repo.run("merge", "-q", "--ff-only", "origin/main"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin"))
+    succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "origin/main"))
     assert repo.rev("main") == new
 
 
@@ -189,17 +180,17 @@ def test_a_new_remote_is_followed_after_reinstall(guarded, tmp_path, env):
     subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "upstream work"], cwd=str(other), env=env,
                    check=True)
     subprocess.run(["git", "push", "-q", "origin", "main"], cwd=str(other), env=env, check=True)
-    ok(repo.run("remote", "add", "upstream", up))
-    ok(repo.run("fetch", "-q", "upstream"))
+    succeeded_unrefused(repo.run("remote", "add", "upstream", up))
+    succeeded_unrefused(repo.run("fetch", "-q", "upstream"))
     before = state(repo, bare)
     assert_refused_and_kept(repo.run("merge", "--ff-only", "upstream/main", check=False), repo, bare, before)
-    checks, _ = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["policy.remotes"]["status"] == "warn" and "upstream" in checks["policy.remotes"]["summary"]
     proc = repo.agentguard("install")  # the user records the new remote
     assert "remote 'upstream' (%s) was added" % up in proc.stderr
-    ok(repo.run("merge", "-q", "--ff-only", "upstream/main"))
+    succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "upstream/main"))
     assert repo.rev("main") == repo.rev("upstream/main")
-    checks, _ = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["policy.remotes"]["status"] == "pass"
 
 
@@ -208,8 +199,8 @@ def test_reinstall_after_a_url_change_is_reported_and_followed(guarded, tmp_path
     mirror = str(tmp_path / "mirror.git")
     subprocess.run(["git", "clone", "-q", "--bare", bare.path, mirror], env=env, check=True)
     repo.run("remote", "set-url", "origin", mirror)
-    checks, rc = doctor(repo)
-    assert rc == 1 and checks["policy.remotes"]["status"] == "fail"
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 1 and checks["policy.remotes"]["status"] == "fail"
     assert "fetches from %s, not from %s" % (mirror, bare.path) in checks["policy.remotes"]["summary"]
     assert "agentguard install" in checks["policy.remotes"]["fix"]
     dry = repo.agentguard("install", "--dry-run")
@@ -219,10 +210,10 @@ def test_reinstall_after_a_url_change_is_reported_and_followed(guarded, tmp_path
     policy = json.load(open(os.path.join(repo.path, ".git", "agentguard", "policy.json")))
     assert policy["remotes"] == {"origin": mirror}
     new = upstream_advance(Git(mirror, env), env, tmp_path)
-    ok(repo.run("fetch", "-q", "origin"))
-    ok(repo.run("merge", "-q", "--ff-only", "origin/main"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin"))
+    succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "origin/main"))
     assert repo.rev("main") == new
-    assert doctor(repo)[1] == 0
+    assert doctor_report(repo)[1].returncode == 0
 
 
 def test_a_snapshot_without_remotes_keeps_the_old_rule(guarded, tmp_path, env):
@@ -234,22 +225,22 @@ def test_a_snapshot_without_remotes_keeps_the_old_rule(guarded, tmp_path, env):
         (data[key] if key else data).pop("remotes")
         with open(os.path.join(home, name), "w") as fh:
             json.dump(data, fh)
-    checks, rc = doctor(repo)
-    assert rc == 0 and checks["policy.remotes"]["status"] == "warn"
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 0 and checks["policy.remotes"]["status"] == "warn"
     assert checks["policy.remotes"]["fix"].startswith("agentguard install")
     new = upstream_advance(bare, env, tmp_path)
-    ok(repo.run("pull", "-q", "--ff-only"))
+    succeeded_unrefused(repo.run("pull", "-q", "--ff-only"))
     assert repo.rev("main") == new
     proc = repo.agentguard("install")
     assert "now follow only the remotes recorded now (origin)" in proc.stderr
-    assert doctor(repo)[0]["policy.remotes"]["status"] == "pass"
+    assert doctor_checks(repo)["policy.remotes"]["status"] == "pass"
 
 
 # -- the doctor ------------------------------------------------------------------------------------
 def test_doctor_on_a_healthy_repository(guarded):
     repo, _ = guarded
-    checks, rc = doctor(repo)
-    assert rc == 0
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 0
     assert checks["policy.remotes"]["status"] == "pass" and "origin" in checks["policy.remotes"]["summary"]
     assert checks["branches.tracking"]["status"] == "pass"
 
@@ -259,29 +250,29 @@ def test_doctor_fails_on_a_forged_tracking_ref(guarded):
     origin_main = repo.rev("refs/remotes/origin/main")
     repo.run("-c", "core.hooksPath=/dev/null", "update-ref", "refs/remotes/origin/main", "feat")  # a hole
     before = state(repo, bare)
-    checks, rc = doctor(repo)
-    assert rc == 1 and checks["branches.tracking"]["status"] == "fail", checks["branches.tracking"]
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 1 and checks["branches.tracking"]["status"] == "fail", checks["branches.tracking"]
     assert repo.rev("feat") in checks["branches.tracking"]["summary"]
     fix = checks["branches.tracking"]["fix"]
     assert fix.startswith("git fetch origin '+refs/heads/main:refs/remotes/origin/main'")
     assert state(repo, bare) == before, "the doctor changes nothing"
     repo.sh(fix)  # the fix works with the guard in place
     assert repo.rev("refs/remotes/origin/main") == origin_main
-    checks, rc = doctor(repo)
-    assert rc == 0 and checks["branches.tracking"]["status"] == "pass"
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 0 and checks["branches.tracking"]["status"] == "pass"
 
 
 def test_doctor_on_a_tracking_ref_the_remote_does_not_have(guarded, tmp_path, env):
     repo, bare = guarded
     new = upstream_advance(bare, env, tmp_path)  # not fetched: the doctor cannot judge, and says so
     repo.run("-c", "core.hooksPath=/dev/null", "update-ref", "refs/remotes/origin/main", "feat")
-    checks, _ = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["branches.tracking"]["status"] == "warn" and new in checks["branches.tracking"]["summary"]
     repo.sh(checks["branches.tracking"]["fix"].split("#")[0])
     assert repo.rev("refs/remotes/origin/main") == new
     repo.run("config", "remote.origin.url", str(tmp_path / "gone.git"))
     repo.agentguard("install")  # recorded as it is now: an unreachable remote is a warning, not a failure
-    checks, _ = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["branches.tracking"]["status"] == "warn" and "could not ask origin" in \
         checks["branches.tracking"]["summary"]
     repo.run("checkout", "-q", "feat")

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from test_lint import need_module
+from helpers import need_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")

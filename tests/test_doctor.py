@@ -6,18 +6,8 @@ import subprocess
 
 import pytest
 
-from helpers import AGENTGUARD, refused
+from helpers import AGENTGUARD, refused, doctor_report
 from helpers import tree_snapshot
-
-
-def doctor(repo, *args, env=None, check_rc=None):
-    proc = repo.agentguard("doctor", "--json", *args, check=False, env=env)
-    assert "Traceback" not in proc.stderr
-    data = json.loads(proc.stdout)
-    assert data["ok"] == (proc.returncode == 0)
-    if check_rc is not None:
-        assert proc.returncode == check_rc, proc.stdout
-    return {c["id"]: c for c in data["checks"]}, proc
 
 
 def status(checks, cid):
@@ -31,7 +21,7 @@ def repo_state(repo):
 
 def test_healthy_repository_passes(guarded):
     repo, _ = guarded
-    checks, proc = doctor(repo, check_rc=0)
+    checks, proc = doctor_report(repo, check_rc=0)
     for cid in ("git.version", "git.options", "install.manifest", "hooks.location", "hooks.reference-transaction",
                 "hooks.pre-push", "hooks.pre-commit", "runtime.files", "policy.snapshot", "policy.config",
                 "probe.reference-transaction", "probe.pre-push", "probe.pre-commit", "bypass.aliases",
@@ -97,14 +87,14 @@ def test_broken_hooks_are_named_and_fixed(guarded, hook, breakage):
         with open(path, "w") as fh:
             fh.write("#!/bin/sh\nexit 0\n")
         os.chmod(path, 0o755)
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "hooks." + hook) == "fail"
     assert checks["hooks." + hook]["fix"] == "agentguard doctor --fix" or "--fix" in checks["hooks." + hook]["fix"]
     if hook in ("reference-transaction", "pre-push", "pre-commit") and breakage != "edit":
         assert status(checks, "probe." + hook) == "fail", checks["probe." + hook]
     proc = repo.agentguard("doctor", "--fix", check=False)
     assert proc.returncode == 0, proc.stdout
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     assert refused(repo.run("update-ref", "refs/heads/main", "feat", check=False))
     if breakage == "replace":  # the foreign hook that replaced ours is kept and chained
         assert open(path + ".agentguard-chained").read() == "#!/bin/sh\nexit 0\n"
@@ -116,17 +106,17 @@ def test_runtime_and_snapshot_damage(guarded):
     with open(os.path.join(home, "runtime", "hooks", "reftx.py"), "a") as fh:
         fh.write("\n# tampered\n")
     os.unlink(os.path.join(home, "runtime", "hooks", "policy.py"))
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "runtime.files") == "fail"
     assert "policy.py is missing" in checks["runtime.files"]["summary"]
     os.unlink(os.path.join(home, "policy.json"))
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "policy.snapshot") == "fail"
     repo.agentguard("doctor", "--fix")
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     with open(os.path.join(home, "policy.json"), "w") as fh:
         json.dump({"format": 1, "branches": ["nothing-important"], "source": "default"}, fh)
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "policy.recorded") == "fail"
     repo.agentguard("doctor", "--fix")
     assert json.load(open(os.path.join(home, "policy.json")))["branches"] == ["main", "master"]
@@ -143,17 +133,17 @@ def test_git_options_snapshot_stale_or_missing(guarded):
     table["git"] = "git version 2.28.0"  # as if git was upgraded since install
     with open(path, "w") as fh:
         json.dump(table, fh)
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     assert status(checks, "git.options") == "warn"
     assert checks["git.options"]["summary"] == ("git was upgraded since install (snapshot: git version 2.28.0, "
                                                 "now: %s): option tables may be stale" % now)
     assert checks["git.options"]["fix"] == "agentguard install"
     os.unlink(path)
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "git.options") == "fail" and checks["git.options"]["fix"] == "agentguard install"
     assert "gitoptions.json" in checks["git.options"]["summary"]
     repo.agentguard("doctor", "--fix")  # install owns the snapshot, so --fix writes it again
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     assert status(checks, "git.options") == "pass"
     assert json.load(open(path))["git"] == now
 
@@ -163,7 +153,7 @@ def test_config_drift_both_ways_and_fix_does_not_apply_it(guarded):
     cfg = os.path.join(repo.path, ".agentguard.toml")
     with open(cfg, "w") as fh:
         fh.write('[protect]\nbranches = ["only-this"]\n')  # e.g. an agent trying to unprotect main
-    checks, proc = doctor(repo, check_rc=0)
+    checks, proc = doctor_report(repo, check_rc=0)
     assert status(checks, "policy.config") == "warn"
     assert "only-this" in checks["policy.config"]["summary"] and checks["policy.config"]["fix"].startswith(
         "agentguard install")
@@ -172,14 +162,14 @@ def test_config_drift_both_ways_and_fix_does_not_apply_it(guarded):
     assert policy["branches"] == ["main", "master"], "--fix must not apply the work tree's config"
     repo.agentguard("install")  # the user applies it on purpose
     os.unlink(cfg)
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     assert status(checks, "policy.config") == "warn" and "main, master" in checks["policy.config"]["summary"]
 
 
 def test_hooks_path_moved_after_install(guarded):
     repo, _ = guarded
     repo.run("config", "core.hooksPath", "elsewhere")
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "hooks.location") == "fail"
     assert checks["hooks.location"]["fix"].startswith("agentguard install")
     assert status(checks, "probe.pre-push") == "fail"
@@ -190,7 +180,7 @@ def test_relative_hooks_path_and_linked_worktrees(make_repo, tmp_path):
     repo.run("config", "core.hooksPath", ".githooks")
     repo.agentguard("install")
     repo.run("worktree", "add", "-q", "-b", "side", str(tmp_path / "wt"))
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "hooks.worktrees") == "fail"
     assert str(tmp_path / "wt") in checks["hooks.worktrees"]["fix"]
 
@@ -202,10 +192,10 @@ def test_chained_user_hook_missing(make_repo):
         fh.write("#!/bin/sh\nexit 0\n")
     os.chmod(path, 0o755)
     repo.agentguard("install")
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     assert status(checks, "hooks.pre-push.chained") == "pass"
     os.unlink(path + ".agentguard-chained")
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "hooks.pre-push.chained") == "fail"
 
 
@@ -213,7 +203,7 @@ def test_bypass_setups(guarded):
     repo, _ = guarded
     repo.run("config", "alias.ci", "commit --no-verify")
     repo.run("config", "alias.nohooks", "-c core.hooksPath=/dev/null commit")
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "bypass.aliases") == "fail"
     assert "alias.ci" in checks["bypass.aliases"]["summary"] and "alias.nohooks" in checks["bypass.aliases"]["summary"]
     assert checks["bypass.aliases"]["fix"] == "git config --unset alias.ci"
@@ -222,16 +212,16 @@ def test_bypass_setups(guarded):
     repo.run("config", "--unset", "alias.ci")
     repo.run("config", "--unset", "alias.nohooks")
     env = dict(repo.env, GIT_CONFIG_PARAMETERS="'core.hooksPath'='/dev/null'")
-    checks, _ = doctor(repo, env=env, check_rc=1)
+    checks, _ = doctor_report(repo, env=env, check_rc=1)
     assert status(checks, "bypass.env") == "fail"
     env = dict(repo.env, GIT_CONFIG_COUNT="1", GIT_CONFIG_KEY_0="core.hooksPath", GIT_CONFIG_VALUE_0="/dev/null")
-    checks, _ = doctor(repo, env=env, check_rc=1)
+    checks, _ = doctor_report(repo, env=env, check_rc=1)
     assert status(checks, "bypass.env") == "fail"
-    checks, _ = doctor(repo, env=dict(repo.env, HUSKY="0"), check_rc=0)
+    checks, _ = doctor_report(repo, env=dict(repo.env, HUSKY="0"), check_rc=0)
     assert status(checks, "bypass.env") == "warn"
     repo.run("config", "--global", "init.templateDir", "/tmp/nowhere")
     repo.run("config", "hook.lint.command", "true")
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     assert status(checks, "bypass.template-dir") == "warn"
     assert status(checks, "bypass.config-hooks") == "warn"
 
@@ -240,7 +230,7 @@ def test_global_hooks_path_warns(guarded):
     repo, _ = guarded
     hooks = os.path.join(repo.path, ".git", "hooks")
     repo.run("config", "--global", "core.hooksPath", hooks)
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     assert status(checks, "bypass.hooks-path") == "warn"
 
 
@@ -248,14 +238,14 @@ def test_protected_branch_ahead_of_its_counterpart(guarded):
     repo, _ = guarded
     with open(os.path.join(repo.path, ".git", "refs", "heads", "main"), "w") as fh:
         fh.write(repo.rev("feat") + "\n")  # what a hand-written ref or `branch -C` leaves behind
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "branches.ahead") == "fail"
     fix = checks["branches.ahead"]["fix"]
     assert "agentguard doctor --fix" in fix and "git switch -C main origin/main" in fix
     repo.run("checkout", "-q", "feat")
     repo.run("branch", "rescued", "main")
     repo.run("switch", "-q", "-C", "main", "origin/main")  # the advice works with the guard in place
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     assert repo.rev("rescued") == repo.rev("feat")
 
 
@@ -284,7 +274,7 @@ def test_audit_summary_is_escaped(guarded):
     os.symlink(repo.run("remote", "get-url", "origin").stdout.strip(), evil)
     proc = repo.run("push", evil, "feat:main", check=False)
     assert refused(proc) and "\x1b" not in proc.stderr.split("To agw::")[0]  # the rest is git's own report
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     summary = checks["audit.recent"]["summary"]
     assert "1 refusals (push-guard 1)" in summary and "\x1b" not in summary
     entry = json.loads(open(os.path.join(repo.path, ".git", "agentguard", "audit.jsonl")).read())
@@ -295,11 +285,11 @@ def test_audit_summary_is_escaped(guarded):
 
 def test_not_installed_and_not_a_repository(make_repo, tmp_path, env):
     repo, _ = make_repo(install=False)
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert status(checks, "install.manifest") == "fail" and checks["install.manifest"]["fix"] == "agentguard install"
     assert "git.options" not in checks  # no snapshot to expect before install
     repo.agentguard("doctor", "--fix")
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     plain = tmp_path / "plain"
     plain.mkdir()
     proc = subprocess.run([AGENTGUARD, "doctor", str(plain)], env=env, capture_output=True, text=True)
@@ -317,7 +307,7 @@ def test_doctor_is_fast(guarded):
 
 def test_adapters_checked_and_fixed(guarded, tmp_path):
     repo, _ = guarded
-    checks, _ = doctor(repo, check_rc=0)
+    checks, _ = doctor_report(repo, check_rc=0)
     for h in ("pi", "hermes", "gptme"):
         assert status(checks, "adapters." + h) == "pass"
     # no Hermes here (no HERMES_HOME, no ~/.hermes, not on PATH): nothing to warn about
@@ -325,12 +315,12 @@ def test_adapters_checked_and_fixed(guarded, tmp_path):
     assert "not in use here" in checks["adapters.hermes.enabled"]["summary"]
     home = tmp_path / "hh"
     home.mkdir()
-    checks, _ = doctor(repo, env=dict(repo.env, HERMES_HOME=str(home)), check_rc=0)
+    checks, _ = doctor_report(repo, env=dict(repo.env, HERMES_HOME=str(home)), check_rc=0)
     assert status(checks, "adapters.hermes.enabled") == "warn"
     assert "HERMES_ENABLE_PROJECT_PLUGINS=1" in checks["adapters.hermes.enabled"]["fix"]
     (home / "config.yaml").write_text("plugins:\n  enabled:\n    - agentguard\n")
     env = dict(repo.env, HERMES_HOME=str(home), HERMES_ENABLE_PROJECT_PLUGINS="1")
-    checks, _ = doctor(repo, env=env, check_rc=0)
+    checks, _ = doctor_report(repo, env=env, check_rc=0)
     assert status(checks, "adapters.hermes.enabled") == "pass"
     os.unlink(os.path.join(repo.path, ".pi", "extensions", "agentguard.ts"))
     with open(os.path.join(repo.path, ".hermes", "plugins", "agentguard", "client.py"), "a") as fh:
@@ -339,14 +329,14 @@ def test_adapters_checked_and_fixed(guarded, tmp_path):
         fh.write("[plugins]\nenabled = []\n")
     with open(os.path.join(repo.path, ".pi", "settings.json"), "w") as fh:
         fh.write('{"extensions": ["!agentguard.ts"]}')
-    checks, _ = doctor(repo, check_rc=1)
+    checks, _ = doctor_report(repo, check_rc=1)
     assert "agentguard.ts is missing" in checks["adapters.pi"]["summary"]
     assert "client.py was modified" in checks["adapters.hermes"]["summary"]
     assert "does not enable the plugin" in checks["adapters.gptme"]["summary"]
     assert status(checks, "adapters.pi.enabled") == "fail"
     repo.agentguard("doctor", "--fix", check=False)
-    checks, _ = doctor(repo, check_rc=1)  # the user's .pi/settings.json is theirs to change
+    checks, _ = doctor_report(repo, check_rc=1)  # the user's .pi/settings.json is theirs to change
     assert status(checks, "adapters.pi") == "pass" and status(checks, "adapters.hermes") == "pass"
     assert status(checks, "adapters.gptme") == "pass" and status(checks, "adapters.pi.enabled") == "fail"
     os.unlink(os.path.join(repo.path, ".pi", "settings.json"))
-    doctor(repo, check_rc=0)
+    doctor_report(repo, check_rc=0)

@@ -9,7 +9,7 @@ import tempfile
 
 import pytest
 
-from helpers import Git, agentguard, snapshot
+from helpers import Git, agentguard, need, snapshot
 
 from agentguard.installer import fleet as fleet_module
 
@@ -82,8 +82,7 @@ def test_unreadable_directory_is_a_warning(env, tmp_path):
                 "print(json.dumps(find_repositories([sys.argv[1]], 4)))")
         if os.getuid() == 0:  # root reads everything: search as nobody, with a Python nobody can run
             python = "/usr/bin/python3"
-            if not os.access(python, os.X_OK):
-                pytest.skip("no system Python to run as another user")
+            need("a system Python to run as another user", os.access(python, os.X_OK), "/usr/bin/python3")
             # a copy, not a link: the checkout may sit below a directory nobody cannot enter (mktemp -d)
             package = os.path.dirname(os.path.dirname(os.path.abspath(fleet_module.__file__)))
             shutil.copytree(package, os.path.join(base, "agentguard"), symlinks=True,

@@ -18,7 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
 from fakeserver import Result as Outcome  # noqa: E402
 from tamper import DELETED, deleting  # noqa: E402
-from helpers import replace_in_file  # noqa: E402
+from helpers import need, replace_in_file  # noqa: E402
 
 HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot")
 pytestmark = pytest.mark.slow
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.slow
 
 def driver(name):
     module = importlib.import_module("agent_" + name)
-    assert module.BINARY, "%s is missing: run the README's test command (sh scripts/test.sh)" % name
+    need("the %s CLI (tests/node)" % name, module.BINARY)
     return module
 
 

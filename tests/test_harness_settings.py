@@ -6,6 +6,7 @@ entry; the guard's new files; which harnesses a plain install sets up; what the 
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -13,7 +14,7 @@ import pytest
 
 from agentguard.installer import harnesses as H
 from harnesscalls import CALLS, WRITES, after_hook, hook
-from helpers import snapshot
+from helpers import need, snapshot, doctor_checks
 
 @pytest.mark.parametrize("harness", H.NAMES)
 def test_hook_blocks_with_exit_2_and_allows_with_0(guarded, harness):
@@ -102,18 +103,17 @@ def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_p
     repo, _ = guarded
     script = tmp_path / "hook.sh"
     script.write_text("#!/bin/sh\n" + H.hook_script())
-    if subprocess.run(["sh", "-c", "command -v shellcheck"], capture_output=True).returncode == 0:
-        proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
+    need("shellcheck", shutil.which("shellcheck"))
+    need("node", shutil.which("node"))
+    proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout
+    for harness in H.NAMES:  # the short launcher each settings entry runs
+        launcher = tmp_path / ("launcher-" + harness)
+        launcher.write_text("#!/bin/sh\n" + H.hook_command(harness).split("'")[1] + "\n")
+        # SC1090: it sources the script at a path git names, whose own text is checked just above
+        proc = subprocess.run(["shellcheck", "-s", "sh", "-e", "SC1090", str(launcher)], capture_output=True,
+                              text=True)
         assert proc.returncode == 0, proc.stdout
-        for harness in H.NAMES:  # the short launcher each settings entry runs
-            launcher = tmp_path / ("launcher-" + harness)
-            launcher.write_text("#!/bin/sh\n" + H.hook_command(harness).split("'")[1] + "\n")
-            # SC1090: it sources the script at a path git names, whose own text is checked just above
-            proc = subprocess.run(["shellcheck", "-s", "sh", "-e", "SC1090", str(launcher)], capture_output=True,
-                                  text=True)
-            assert proc.returncode == 0, proc.stdout
-    elif os.environ.get("CI"):
-        pytest.fail("shellcheck is missing")
     repo.agentguard("install", "--harness", "opencode")
     proc = subprocess.run(["node", "--check", os.path.join(repo.path, ".opencode", "plugins", "agentguard.js")],
                           capture_output=True, text=True)
@@ -475,16 +475,11 @@ def test_the_files_that_switch_hooks_off_are_guarded(guarded, tmp_path, path, bl
 
 
 # -- the doctor: would each harness load the hook? ----------------------------------------------------
-def _doctor(repo):
-    proc = repo.agentguard("doctor", "--json", check=False)
-    return {c["id"]: c for c in json.loads(proc.stdout)["checks"]}
-
-
 def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
     repo, _ = make_repo(install=False)
     home = tmp_path / "home"
     repo.agentguard("install", "--harness", "claude,codex,gemini,copilot,opencode")
-    checks = _doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["adapters.codex.enabled"]["status"] == "warn"  # project not trusted
     assert checks["adapters.copilot.enabled"]["status"] == "warn"
     assert checks["adapters.claude.enabled"]["status"] == "pass"
@@ -496,7 +491,7 @@ def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
     (home / ".gemini").mkdir()
     assert checks["adapters.gemini.enabled"]["status"] == "warn"  # folder trust is on by default
     (home / ".gemini" / "trustedFolders.json").write_text(json.dumps({repo.path: "TRUST_FOLDER"}))
-    checks = _doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["adapters.codex.enabled"]["status"] == "pass"
     assert checks["adapters.copilot.enabled"]["status"] == "pass"
     assert checks["adapters.gemini.enabled"]["status"] == "pass"
@@ -507,7 +502,7 @@ def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
     (home / ".codex" / "config.toml").write_text(untrusted)
     (home / ".claude").mkdir()
     (home / ".claude" / "settings.json").write_text('{"disableAllHooks": true}')
-    checks = _doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["adapters.codex"]["status"] == "fail" and "does not record its trust" in checks["adapters.codex"][
         "summary"]
     assert checks["adapters.codex"]["fix"] == "agentguard doctor --fix"
@@ -516,17 +511,17 @@ def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
     path = os.path.join(repo.path, ".gemini", "settings.json")
     with open(path, "w") as fh:
         fh.write('{"hooks": {"BeforeTool": []}}')
-    assert _doctor(repo)["adapters.gemini"]["status"] == "fail"
+    assert doctor_checks(repo)["adapters.gemini"]["status"] == "fail"
     repo.agentguard("doctor", "--fix", check=False)
     assert H.hooked(open(path, "rb").read(), "gemini")
-    assert _doctor(repo)["adapters.codex"]["status"] == "pass"
+    assert doctor_checks(repo)["adapters.codex"]["status"] == "pass"
 
 
 def test_doctor_fails_without_the_after_check_entries_and_fix_puts_them_back(make_repo, tmp_path):
     repo, _ = make_repo(install=False)
     home = tmp_path / "home"
     repo.agentguard("install", "--harness", "claude,codex,gemini,copilot")
-    checks = _doctor(repo)
+    checks = doctor_checks(repo)
     for harness in ("claude", "codex", "gemini", "copilot"):
         assert checks["adapters." + harness]["status"] == "pass", checks["adapters." + harness]
     claude = os.path.join(repo.path, ".claude", "settings.local.json")
@@ -546,14 +541,14 @@ def test_doctor_fails_without_the_after_check_entries_and_fix_puts_them_back(mak
     data = json.load(open(copilot))
     del data["hooks"]["postToolUse"]
     json.dump(data, open(copilot, "w"))
-    checks = _doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["adapters.claude"]["status"] == "fail" and "PostToolUseFailure" in checks["adapters.claude"][
         "summary"] and "PreToolUse" not in checks["adapters.claude"]["summary"]
     assert checks["adapters.gemini"]["status"] == "fail" and "AfterTool" in checks["adapters.gemini"]["summary"]
     assert checks["adapters.codex"]["status"] == "fail" and ":post_tool_use:0:0" in checks["adapters.codex"]["summary"]
     assert checks["adapters.copilot"]["status"] == "fail" and "modified" in checks["adapters.copilot"]["summary"]
     repo.agentguard("doctor", "--fix", check=False)
-    checks = _doctor(repo)
+    checks = doctor_checks(repo)
     for harness in ("claude", "codex", "gemini", "copilot"):
         assert checks["adapters." + harness]["status"] == "pass", checks["adapters." + harness]
     assert H.hooked(open(claude, "rb").read(), "claude") and H.hooked(open(gemini, "rb").read(), "gemini")

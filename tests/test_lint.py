@@ -5,32 +5,17 @@ A linter that is not installed skips its test on a developer's machine (`sh scri
 them all) and fails it in CI (``CI`` set), where a skipped linter would pass silently."""
 import ast
 import glob
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
 
-import pytest
-
 from agentguard.installer.hookscripts import HOOK_NAMES, is_ours
+from helpers import need, need_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEMPLATES = os.path.join(ROOT, "templates")
-
-
-def need(tool, present):
-    if present:
-        return
-    why = "%s is not installed (sh scripts/test.sh installs it)" % tool
-    if os.environ.get("CI"):
-        pytest.fail(why + "; in CI every linter must run")
-    pytest.skip(why)
-
-
-def need_module(name):
-    need(name, importlib.util.find_spec(name) is not None)
 
 
 def rendered_scripts(repo):

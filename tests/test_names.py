@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
-from helpers import assert_refused_and_kept, refused, state, upstream_advance
+from helpers import assert_refused_and_kept, need, refused, state, succeeded_unrefused, upstream_advance
 import test_counterparts
-from test_counterparts import forged_remote, ok
+from test_counterparts import forged_remote
 
 check = test_counterparts.check  # the analyser's decision, in-process (a fixture)
 
@@ -26,7 +26,7 @@ def git_version(repo):
 def tagged(guarded):
     """The remote has a tag `main` on feat's local commit; HEAD is on feat."""
     repo, bare = guarded
-    ok(repo.run("push", "-q", "origin", "feat:refs/tags/main"))
+    succeeded_unrefused(repo.run("push", "-q", "origin", "feat:refs/tags/main"))
     assert repo.rev("refs/tags/main") is None  # only the remote has it
     repo.run("switch", "-q", "feat")
     return repo, bare
@@ -59,12 +59,12 @@ def test_check_judges_a_fetch_source_as_git_resolves_it(tagged, check):
 def test_a_fully_qualified_source_still_fetches_main_next_to_the_tag(guarded, tmp_path, env):
     repo, bare = guarded
     new = upstream_advance(bare, env, tmp_path)  # (a clone with both a tag and a branch main cannot push main)
-    ok(repo.run("push", "-q", "origin", "feat:refs/tags/main"))
+    succeeded_unrefused(repo.run("push", "-q", "origin", "feat:refs/tags/main"))
     repo.run("switch", "-q", "feat")
-    ok(repo.run("fetch", "-q", "origin", "refs/heads/main:main"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin", "refs/heads/main:main"))
     assert repo.rev("refs/heads/main") == new  # (`main` alone is now the tag the fetch followed)
-    ok(repo.run("fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main"))
-    ok(repo.run("fetch", "-q", "origin"))  # the configured refspec is fully qualified
+    succeeded_unrefused(repo.run("fetch", "-q", "origin", "+refs/heads/main:refs/remotes/origin/main"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin"))  # the configured refspec is fully qualified
     assert repo.rev("refs/remotes/origin/main") == new
 
 
@@ -73,10 +73,10 @@ def test_without_the_tag_a_short_source_still_fetches_main(guarded, tmp_path, en
     new = upstream_advance(bare, env, tmp_path)
     repo.run("switch", "-q", "feat")
     assert check(repo, "git fetch origin main:main") == ("allow", "")
-    ok(repo.run("fetch", "-q", "origin", "main:main"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin", "main:main"))
     assert repo.rev("main") == new
     new2 = upstream_advance(bare, env, tmp_path, "second")
-    ok(repo.run("fetch", "-q", "origin", "main:refs/remotes/origin/main"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin", "main:refs/remotes/origin/main"))
     assert repo.rev("refs/remotes/origin/main") == new2
 
 
@@ -137,7 +137,7 @@ def test_a_push_does_not_write_origin_main_through_another_remotes_refspec(guard
 
 def test_a_push_to_origin_still_writes_its_tracking_refs(guarded):
     repo, bare = guarded
-    ok(repo.run("push", "-q", "origin", "feat"))
+    succeeded_unrefused(repo.run("push", "-q", "origin", "feat"))
     assert repo.rev("refs/remotes/origin/feat") == repo.rev("feat")
 
 
@@ -146,7 +146,7 @@ def test_a_first_push_still_writes_origin_main(make_repo):
     empty = repo.path + "-new.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", empty], env=repo.env, check=True)
     repo.run("remote", "add", "origin", empty)
-    ok(repo.run("push", "-q", "-u", "origin", "main"))
+    succeeded_unrefused(repo.run("push", "-q", "-u", "origin", "main"))
     assert repo.rev("refs/remotes/origin/main") == repo.rev("main")
 
 
@@ -190,40 +190,41 @@ def test_a_symbolic_counterpart_does_not_count(guarded):
 
 def test_origin_head_stays_a_symbolic_ref(guarded, tmp_path, env):
     repo, bare = guarded
-    ok(repo.run("remote", "set-head", "origin", "-a"))
+    succeeded_unrefused(repo.run("remote", "set-head", "origin", "-a"))
     assert repo.run("symbolic-ref", "refs/remotes/origin/HEAD").stdout.strip() == "refs/remotes/origin/main"
     new = upstream_advance(bare, env, tmp_path)
-    ok(repo.run("fetch", "-q", "origin"))
-    ok(repo.run("merge", "-q", "--ff-only", "origin/HEAD"))
+    succeeded_unrefused(repo.run("fetch", "-q", "origin"))
+    succeeded_unrefused(repo.run("merge", "-q", "--ff-only", "origin/HEAD"))
     assert repo.rev("main") == new
 
 
 def test_a_branch_that_points_to_main_moves_nothing(guarded):
     repo, bare = guarded
-    ok(repo.run("symbolic-ref", "refs/heads/trunk", "refs/heads/main"))
+    succeeded_unrefused(repo.run("symbolic-ref", "refs/heads/trunk", "refs/heads/main"))
     before = state(repo, bare)
     before["branches"] = sorted(repo.branches())
     assert_refused_and_kept(repo.run("update-ref", "refs/heads/trunk", "feat", check=False), repo, bare, before)
-    ok(repo.run("switch", "-q", "trunk"))
+    succeeded_unrefused(repo.run("switch", "-q", "trunk"))
     assert_refused_and_kept(repo.run("commit", "-q", "--allow-empty", "-m", "x", check=False), repo, bare, before)
     assert_refused_and_kept(repo.run("commit", "-q", "--no-verify", "--allow-empty", "-m", "x", check=False),
                             repo, bare, before)
     repo.run("switch", "-q", "feat")
-    ok(repo.run("update-ref", "--no-deref", "refs/heads/trunk", "feat"))  # trunk becomes a branch of its own
+    # trunk becomes a branch of its own
+    succeeded_unrefused(repo.run("update-ref", "--no-deref", "refs/heads/trunk", "feat"))
     assert repo.rev("trunk") == repo.rev("feat") and repo.rev("main") == before["main"]
 
 
 # -- case-insensitive file systems -----------------------------------------------------------------------
 def test_a_case_variant_of_main_is_main_where_case_is_ignored(guarded):
     repo, bare = guarded
-    ok(repo.run("update-ref", "refs/heads/MAIN", "feat"))  # case-sensitive: another branch
-    ok(repo.run("update-ref", "-d", "refs/heads/MAIN"))
+    succeeded_unrefused(repo.run("update-ref", "refs/heads/MAIN", "feat"))  # case-sensitive: another branch
+    succeeded_unrefused(repo.run("update-ref", "-d", "refs/heads/MAIN"))
     repo.run("config", "core.ignorecase", "true")  # what git init sets on a case-insensitive file system
     before = state(repo, bare)
     for cmd in (["update-ref", "refs/heads/MAIN", "feat"], ["branch", "-f", "Main", "feat"],
                 ["update-ref", "refs/remotes/origin/MAIN", "feat"]):
         assert_refused_and_kept(repo.run(*cmd, check=False), repo, bare, before)
-    ok(repo.run("branch", "mainline", "feat"))  # a name that only starts like main is not main
+    succeeded_unrefused(repo.run("branch", "mainline", "feat"))  # a name that only starts like main is not main
 
 
 @pytest.fixture
@@ -234,10 +235,12 @@ def folded(tmp_path, env):
     import time
     try:
         import fuse  # noqa: F401
+        fusepy = ""
     except (ImportError, OSError) as exc:  # fusepy raises OSError without libfuse
-        pytest.skip("no FUSE for a case-folding mount (fusepy and libfuse2: scripts/test.sh): %s" % exc)
-    if not os.path.exists("/dev/fuse") or not shutil.which("fusermount"):
-        pytest.skip("no FUSE on this machine (/dev/fuse, fusermount from Debian's fuse3)")
+        fusepy = str(exc)
+    need("fusepy with libfuse2 (%s)" % fusepy, not fusepy)
+    need("/dev/fuse", os.path.exists("/dev/fuse"), "a machine or container with FUSE")
+    need("fusermount", shutil.which("fusermount"), "Debian's fuse3; sh scripts/test.sh installs it")
     backing, mount = tmp_path / "backing", tmp_path / "folded"
     backing.mkdir()
     mount.mkdir()
@@ -248,7 +251,7 @@ def folded(tmp_path, env):
     while not os.path.ismount(str(mount)):
         if proc.poll() is not None or time.monotonic() > deadline:
             proc.kill()
-            pytest.skip("the case-folding FUSE mount did not start: %s" % proc.communicate()[1][-300:])
+            need("a case-folding FUSE mount", False, "it did not start: %s" % proc.communicate()[1][-300:])
         time.sleep(0.05)
     try:
         yield mount
@@ -292,8 +295,8 @@ def test_on_a_case_folding_file_system_main_is_main_in_every_spelling(folded, tm
                 ["update-ref", "-d", "refs/heads/MAIN"], ["update-ref", "refs/remotes/origin/MAIN", "feat"]):
         assert_refused_and_kept(repo.run(*cmd, check=False), repo, bare, before)
     assert repo.rev("refs/remotes/origin/main") == origin_main
-    ok(repo.run("branch", "mainline", "feat"))
-    ok(repo.run("commit", "-q", "--allow-empty", "-m", "more work"))
+    succeeded_unrefused(repo.run("branch", "mainline", "feat"))
+    succeeded_unrefused(repo.run("commit", "-q", "--allow-empty", "-m", "more work"))
 
 
 # -- pushes of another letter case: the remote's file system is not known here ------------------------
@@ -302,7 +305,7 @@ def test_a_push_of_another_spelling_is_its_own_branch_on_a_remote_that_keeps_cas
     (tests/test_keep_working.py pushes one); main stays where it was."""
     repo, bare = guarded
     main = bare.rev("refs/heads/main")
-    ok(repo.run("push", "-q", "origin", "feat:MAIN"))
+    succeeded_unrefused(repo.run("push", "-q", "origin", "feat:MAIN"))
     assert bare.rev("refs/heads/MAIN") == repo.rev("feat") and bare.rev("refs/heads/main") == main
 
 
@@ -351,7 +354,7 @@ def test_on_a_case_folding_remote_a_push_to_main_spelt_otherwise_is_refused(fold
     plain_bare = remote("plain")
     plain = clone("plain", plain_bare, install=False)
     packed(plain_bare)
-    ok(plain.run("push", "-q", "origin", "feat:MAIN"))
+    succeeded_unrefused(plain.run("push", "-q", "origin", "feat:MAIN"))
     assert plain_bare.rev("refs/heads/main") == plain.rev("feat"), "the suspicion: main moved"
 
     bare = remote("guarded")

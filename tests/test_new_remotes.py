@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from helpers import Git, refused
+from helpers import Git, refused, doctor_checks, doctor_report
 
 
 def check(repo, command=None):
@@ -28,11 +28,6 @@ def bare_repo(tmp_path, name, env):
 
 def heads(bare):
     return bare.run("for-each-ref", "--format=%(refname) %(objectname)", "refs/heads/").stdout
-
-
-def doctor(repo):
-    proc = repo.agentguard("doctor", "--json", check=False)
-    return proc.returncode, {c["id"]: c for c in json.loads(proc.stdout)["checks"]}
 
 
 @pytest.fixture
@@ -106,8 +101,8 @@ def test_a_remote_added_after_install_is_guarded_at_once(guarded, tmp_path):
     repo.run("fetch", "-q", "upstream")
     pushes = [line for line in repo.run("remote", "-v").stdout.splitlines() if line.endswith("(push)")]
     assert pushes and all("\tagw::" in line for line in pushes), pushes
-    rc, checks = doctor(repo)
-    assert rc == 0 and checks["push.remotes"]["status"] == "pass", checks["push.remotes"]
+    checks, proc = doctor_report(repo)
+    assert proc.returncode == 0 and checks["push.remotes"]["status"] == "pass", checks["push.remotes"]
     assert checks["probe.push-guard"]["status"] == "pass"
     assert check(repo, "git push upstream feat")["decision"] == "allow"
     repo.run("push", "-q", "upstream", "feat")
@@ -129,7 +124,7 @@ def test_the_users_insteadof_applies_to_a_remote_added_after_install(guarded, tm
     assert target.rev("refs/heads/feat") == repo.rev("feat")
     proc = repo.run("push", "--no-verify", "later", "feat:main", check=False)
     assert refused(proc) and target.rev("refs/heads/main") is None
-    assert doctor(repo)[1]["push.remotes"]["status"] == "pass"
+    assert doctor_checks(repo)["push.remotes"]["status"] == "pass"
 
 
 def test_the_users_pushinsteadof_still_decides_where_pushes_go(make_repo, tmp_path):
@@ -155,11 +150,12 @@ def test_a_pushurl_set_after_install_is_named_by_the_doctor_and_fixed(guarded, t
     elsewhere = bare_repo(tmp_path, "elsewhere.git", repo.env)
     repo.run("config", "remote.origin.pushurl", elsewhere.path)
     repo.run("push", "-q", "origin", "feat")  # seen by the pre-push hook only: a remote with a branch now
-    rc, checks = doctor(repo)
-    assert rc != 0 and checks["push.remotes"]["status"] == "fail" and "origin" in checks["push.remotes"]["summary"]
+    checks, proc = doctor_report(repo)
+    assert proc.returncode != 0 and checks["push.remotes"]["status"] == "fail"
+    assert "origin" in checks["push.remotes"]["summary"]
     assert checks["push.remotes"]["fix"] == "agentguard doctor --fix" and "pushurl" in checks["push.remotes"]["summary"]
     repo.agentguard("doctor", "--fix", check=False)
-    assert doctor(repo)[1]["push.remotes"]["status"] == "pass"
+    assert doctor_checks(repo)["push.remotes"]["status"] == "pass"
     proc = repo.run("push", "--no-verify", "origin", "feat:main", check=False)
     assert refused(proc) and elsewhere.rev("refs/heads/main") is None
 

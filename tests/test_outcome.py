@@ -18,7 +18,7 @@ import tarfile
 
 import pytest
 
-from helpers import snapshot, upstream_advance
+from helpers import need, snapshot, upstream_advance
 
 CHECK = os.path.join(".git", "agentguard", "check")
 NODE = shutil.which("node")
@@ -248,11 +248,10 @@ TAMPERING = [
 # and the doctor names it until install routes its pushes through the push guard
 LEFT_ALONE = {"made-up-tracking-ref": ("remote.fake.",)}
 DOCTOR_NAMES: dict = {}  # a remote added by the call pushes through the guard at once (no push.remotes)
-MARKS = {"node": [pytest.mark.skipif(NODE is None, reason="no node on PATH")]}
 
 
 def _rows():
-    return [pytest.param(*row[1:], id=row[0], marks=MARKS.get(row[0], [])) for row in TAMPERING]
+    return [pytest.param(*row[1:], id=row[0]) for row in TAMPERING]
 
 
 @pytest.mark.parametrize("command,setup,target,expect", _rows())
@@ -262,6 +261,8 @@ def test_tampering_is_undone(guarded, tmp_path, request, command, setup, target,
     second after-check finds nothing more."""
     repo, bare = guarded
     row = request.node.callspec.id
+    if row == "node":
+        need("node", NODE)
     fmt = {"tmp": str(tmp_path), "main": repo.rev("main"), "feat": repo.rev("feat")}
     fmt.update(setup(repo, bare, tmp_path) if setup else {})
     command = command.format(**fmt)

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from agentguard.hooks.gitmodel import procargv
-from helpers import AGENTGUARD
+from helpers import AGENTGUARD, need
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # The backstop tables (refusals, everyday work, real clients' command lines) and the hook-input,
@@ -25,19 +25,11 @@ TABLES = ["tests/test_refuse.py", "tests/test_keep_working.py", "tests/test_real
           "tests/test_precommit_framework.py", "tests/test_procargv.py"]
 
 
-def need(what, present):
-    if present:
-        return
-    if os.environ.get("CI"):
-        pytest.fail("%s is missing; in CI the platform runs must happen" % what)
-    pytest.skip("%s is missing" % what)
-
-
 def without_proc(command, shell=None, timeout=1200):
     """Run ``command`` (sh) in a private mount namespace with an empty /proc and, with ``shell``,
     that shell bound over /bin/sh."""
-    need("root (for a private mount namespace)", os.geteuid() == 0)
-    need("unshare", shutil.which("unshare"))
+    need("root (for a private mount namespace)", os.geteuid() == 0, "CI runs the suite as root")
+    need("unshare", shutil.which("unshare"), "util-linux")
     setup = "mount -t tmpfs agentguard-no-proc /proc"
     if shell:
         setup += " && mount --bind %s /bin/sh" % shell
@@ -48,13 +40,13 @@ def without_proc(command, shell=None, timeout=1200):
 
 def test_main_run_drives_the_hooks_under_dash():
     sh = os.path.realpath("/bin/sh")
-    need("dash as /bin/sh (Debian's)", os.path.basename(sh) == "dash")
+    need("dash as /bin/sh", os.path.basename(sh) == "dash", "Debian's /bin/sh")
 
 
 @pytest.mark.slow
 def test_backstop_tables_pass_without_proc_under_posh():
     posh = shutil.which("posh")
-    need("posh (apt install posh)", posh)
+    need("posh", posh)
     premise = without_proc("%s -c 'from agentguard.hooks.gitmodel import procargv; print(procargv.readable())'; "
                            "cmp -s /bin/sh %s && echo posh" % (sys.executable, posh), shell=posh)
     assert premise.stdout.split() == ["None", "posh"], premise.stdout + premise.stderr

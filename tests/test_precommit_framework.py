@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from helpers import refused
+from helpers import need_path, refused
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -48,7 +48,7 @@ def pc(repo, pc_home, *args, exe=None, check=True):
 @pytest.mark.slow  # a real pre-commit try-repo run: tens of seconds
 @pytest.mark.parametrize("exe", [CURRENT, MINIMUM], ids=["current", "minimum-3.2.0"])
 def test_try_repo(guarded, pc_home, hook_repo, exe):
-    assert os.path.exists(exe), "run the README's test command: it installs pre-commit %s" % exe
+    need_path(exe)
     repo, bare = guarded
     main = repo.rev("main")
     proc = pc(repo, pc_home, "try-repo", hook_repo[0], "agentguard-commit", exe=exe, check=False)

@@ -4,17 +4,12 @@ import json
 import os
 import stat
 
-from helpers import refused
+from helpers import refused, doctor_checks
 
 
 def config_bytes(repo):
     with open(os.path.join(repo.path, ".git", "config"), "rb") as fh:
         return fh.read()
-
-
-def doctor(repo, *args):
-    out = json.loads(repo.agentguard("doctor", "--json", *args, check=False).stdout)
-    return {c["id"]: c for c in out["checks"]}
 
 
 def test_uninstall_restores_the_config_byte_for_byte(make_repo, tmp_path):
@@ -50,10 +45,10 @@ def test_uninstall_after_config_changes_takes_out_only_the_guard(make_repo, tmp_
 
 def test_no_push_guard_takes_it_out_and_the_doctor_says_so(guarded):
     repo, bare = guarded
-    assert doctor(repo)["push.guard"]["status"] == "pass"
+    assert doctor_checks(repo)["push.guard"]["status"] == "pass"
     repo.agentguard("install", "--no-push-guard")
     assert "agw" not in config_bytes(repo).decode()
-    checks = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["push.guard"]["status"] == "warn" and "probe.push-guard" not in checks
     repo.agentguard("install")  # a plain install keeps the last choice
     assert "agw" not in config_bytes(repo).decode()
@@ -78,7 +73,7 @@ def test_the_users_own_url_rewrites_keep_working(make_repo, tmp_path):
     assert bare.rev("feat") == repo.rev("feat")
     proc = repo.run("push", "--no-verify", "origin", "feat:main", check=False)
     assert refused(proc) and bare.rev("main") != repo.rev("feat")
-    assert doctor(repo)["push.remotes"]["status"] == "pass"
+    assert doctor_checks(repo)["push.remotes"]["status"] == "pass"
 
 
 def test_a_program_named_like_the_helper_on_path_is_caught(guarded, tmp_path):
@@ -105,10 +100,10 @@ def test_a_broken_guard_fails_the_push_closed_and_the_doctor_repairs_it(guarded)
     os.chmod(launcher, 0o755)
     proc = repo.run("push", "--no-verify", "origin", "feat", check=False)
     assert proc.returncode != 0 and "push guard's runtime is missing" in proc.stderr and bare.rev("feat") == before
-    checks = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["probe.push-guard"]["status"] == "fail"
     repo.agentguard("doctor", "--fix", check=False)
-    checks = doctor(repo)
+    checks = doctor_checks(repo)
     assert checks["probe.push-guard"]["status"] == "pass" and checks["push.guard"]["status"] == "pass"
     repo.run("push", "-q", "origin", "feat")
     assert bare.rev("feat") == repo.rev("feat")

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 import gitservers
-from helpers import Git, agentguard, snapshot
+from helpers import Git, agentguard, need, snapshot
 
 RULE_NOT_ALLOWED = "[rule: server-push-protected]"
 RULE_REWRITE = "[rule: server-rewrite-protected]"
@@ -369,8 +369,7 @@ def test_hook_is_posix_sh_and_shellcheck_clean(site):
     assert stat.S_IMODE(os.stat(hook).st_mode) == 0o755
     with open(hook, "rb") as fh:
         assert fh.read().startswith(b"#!/bin/sh\n")
-    if shutil.which("shellcheck") is None:
-        pytest.skip("shellcheck is not installed")
+    need("shellcheck", shutil.which("shellcheck"))
     proc = subprocess.run(["shellcheck", "--shell=sh", "--format=gcc", hook], capture_output=True, text=True)
     assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout
 

@@ -5,10 +5,14 @@ import subprocess
 
 import pytest
 
-from helpers import ARGV_READABLE, refused
+from helpers import ARGV_READABLE, need, refused
 from helpers import assert_refused_and_kept, state
 
-pytestmark = pytest.mark.skipif(shutil.which("bash") is None, reason="exec -a needs bash")
+
+
+@pytest.fixture(autouse=True)
+def bash():
+    need("bash (for exec -a)", shutil.which("bash"))
 
 
 def spoof(repo, argv0, *args):

@@ -13,6 +13,7 @@ import pytest
 from agentguard.hooks import gitio
 from agentguard.installer import gitenv, probes
 from agentguard.installer.errors import AgentguardError
+from helpers import PI_PACKAGE, need_path
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -120,6 +121,7 @@ def test_python_adapter_client_times_out_and_blocks(guarded, monkeypatch):
 @pytest.mark.slow  # waits out a timeout
 def test_pi_extension_times_out_and_blocks(guarded):
     """pi's ExtensionRunner loads the extension install wrote; its decision call hangs (10 s budget)."""
+    need_path(PI_PACKAGE)
     repo, _ = guarded
     mark = marker()
     hanging_check(repo, mark)

@@ -18,8 +18,8 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
-from helpers import Git  # noqa: E402
-from test_adapters import NODE, need  # noqa: E402
+from helpers import PI_PACKAGE, Git, need_path  # noqa: E402
+from test_adapters import NODE  # noqa: E402
 from test_harness_e2e import run_harness  # noqa: E402
 
 ADAPTER_PATHS = [".claude", ".codex", ".gemini", ".github", ".opencode/plugins", ".pi", ".hermes", ".gptme",
@@ -91,7 +91,7 @@ def test_opencode_in_a_fresh_clone_tells_the_model_to_install(fresh_clone):
 
 def test_pi_in_a_fresh_clone_tells_the_model_to_install(fresh_clone):
     clone, _, bare = fresh_clone
-    need(os.path.join(NODE, "node_modules", "@mariozechner", "pi-coding-agent"))
+    need_path(PI_PACKAGE)
     before = snapshot(clone, bare)
     proc = subprocess.run(["node", os.path.join(NODE, "pi_session.mjs"), clone.path, "touch MARKER", "ls"],
                           cwd=clone.path, env=clone.env, capture_output=True, text=True, timeout=240)

@@ -11,8 +11,8 @@ import subprocess
 
 import pytest
 
-from helpers import Git, tree_snapshot
-from test_worktrees import doctor, failures, installed_files
+from helpers import Git, tree_snapshot, doctor_report
+from test_worktrees import failures, installed_files
 
 from agentguard.installer import gitexclude, harnesses as H
 
@@ -85,7 +85,7 @@ def test_worktree_remove_works_and_keeps_the_main_adapters(make_repo, tmp_path):
     assert not os.path.exists(wt)
     assert installed_files(repo.path) == installed and read(exclude_path(repo)) == exclude
     assert status(repo) == ""
-    checks, proc = doctor(repo)
+    checks, proc = doctor_report(repo)
     assert proc.returncode == 0, failures(checks)
 
 
@@ -132,7 +132,7 @@ def test_tracked_settings_are_never_changed_and_a_branch_switch_keeps_the_adapte
     hook = subprocess.run(["sh", "-c", command], cwd=repo.path, env=repo.env, input=json.dumps(payload),
                           capture_output=True, text=True, timeout=60)
     assert "deny" in hook.stdout or hook.returncode == 2, (hook.stdout, hook.stderr)
-    checks, proc = doctor(repo)
+    checks, proc = doctor_report(repo)
     assert proc.returncode == 0, failures(checks)
     assert checks["adapters.claude"]["status"] == "pass"
     assert checks["adapters.gemini"]["status"] == "warn" and "--shared" in checks["adapters.gemini"]["fix"]
@@ -152,7 +152,7 @@ def test_tracked_settings_are_never_changed_and_a_branch_switch_keeps_the_adapte
     repo.run("switch", "-q", "main")
     assert read(os.path.join(repo.path, ".claude", "settings.local.json")) == local
     assert status(repo) == ""
-    checks, proc = doctor(repo)
+    checks, proc = doctor_report(repo)
     assert proc.returncode == 0, failures(checks)
     assert checks["adapters.claude"]["status"] == "pass"
 
@@ -206,7 +206,7 @@ def test_shared_writes_the_committed_places_and_local_moves_them_back(make_repo)
     assert not os.path.exists(os.path.join(repo.path, ".claude", "settings.json"))
     assert H.hooked(read(os.path.join(repo.path, ".claude", "settings.local.json")), "claude")
     assert status(repo) == ""
-    checks, proc = doctor(repo)
+    checks, proc = doctor_report(repo)
     assert proc.returncode == 0, failures(checks)
     repo.agentguard("uninstall")
     assert whole(repo) == before
@@ -239,7 +239,7 @@ def test_the_short_command_fails_closed_without_its_script(make_repo, harness, p
     denied = proc.returncode == 2 or json.loads(proc.stdout or "{}").get("hookSpecificOutput", {}).get(
         "permissionDecision") == "deny"
     assert denied and "agentguard install" in proc.stdout + proc.stderr, (proc.returncode, proc.stdout, proc.stderr)
-    checks, proc = doctor(repo)
+    checks, proc = doctor_report(repo)
     assert checks["runtime.files"]["status"] == "fail" and H.HOOK_FILE in checks["runtime.files"]["summary"]
 
 
@@ -258,7 +258,7 @@ def test_a_clone_of_a_team_that_committed_the_adapters_runs_one_hook(make_repo, 
     clone.agentguard("install", "--harness", "claude,copilot")
     assert not os.path.exists(os.path.join(clone_path, ".claude", "settings.local.json"))
     assert status(clone) == "" and clone.run("diff").stdout == ""
-    checks, proc = doctor(clone)
+    checks, proc = doctor_report(clone)
     assert proc.returncode == 0, failures(checks)
     assert checks["adapters.claude"]["status"] == "pass" and checks["adapters.copilot"]["status"] == "pass"
     before = whole(clone)

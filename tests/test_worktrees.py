@@ -7,7 +7,7 @@ import stat
 import subprocess
 import time
 
-from helpers import Git, agentguard, assert_refused_and_kept, refused, state, tree_snapshot
+from helpers import Git, agentguard, assert_refused_and_kept, refused, state, tree_snapshot, doctor_report
 
 from agentguard.installer import adapters, harnesses
 
@@ -18,13 +18,6 @@ USER_POST_CHECKOUT = b"""#!/bin/sh
 # the user's own post-checkout hook (husky and lefthook use this one too)
 printf '%s\\n' "args:$*" >> "$(git rev-parse --git-common-dir)/post-checkout.log"
 """
-
-
-def doctor(repo, cwd=None, *args):
-    proc = repo.agentguard("doctor", "--json", *args, check=False, cwd=cwd)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    data = json.loads(proc.stdout)
-    return {c["id"]: c for c in data["checks"]}, proc
 
 
 def failures(checks):
@@ -74,7 +67,7 @@ def test_worktree_add_gets_the_adapters_install_writes(make_repo, tmp_path):
     assert os.path.join(wt1, ".codex", "hooks.json") in codex and os.path.join(repo.path, ".codex") in codex
     # the doctor passes in both, and each sees the other
     for where in (wt1, repo.path):
-        checks, proc = doctor(repo, where)
+        checks, proc = doctor_report(repo, cwd=where)
         assert proc.returncode == 0, failures(checks)
         assert checks["adapters.worktrees"]["status"] == "pass"
         assert checks["hooks.post-checkout"]["status"] == "pass"
@@ -181,7 +174,7 @@ def test_switch_and_checkout_start_no_python(make_repo, tmp_path):
     # ... and the doctor, in either worktree, names the fix
     _point_hooks_at(repo, "/nonexistent", "/nonexistent")
     repo.agentguard("doctor", "--fix", "--no-probes", check=False)  # restores the hooks (and the wt: below)
-    checks, proc = doctor(repo, wt1, "--no-probes")
+    checks, proc = doctor_report(repo, "--no-probes", cwd=wt1)
     assert proc.returncode == 0, failures(checks)
     assert os.path.isfile(os.path.join(wt1, ".pi", "extensions", "agentguard.ts"))
 
@@ -202,22 +195,22 @@ def test_the_doctor_names_and_fixes_a_worktree_without_adapters(make_repo, tmp_p
     old = os.path.realpath(str(tmp_path / "old"))
     add_worktree(repo, tmp_path / "wt1", "-b", "agent1")
     wt1 = os.path.realpath(str(tmp_path / "wt1"))
-    checks, proc = doctor(repo, None, "--no-probes")
+    checks, proc = doctor_report(repo, "--no-probes")
     assert proc.returncode == 1 and checks["adapters.worktrees"]["status"] == "fail"
     assert old in checks["adapters.worktrees"]["summary"]
     assert checks["adapters.worktrees"]["fix"].startswith("agentguard install %s" % old)
     # the fix it names works
     repo.agentguard("install", old)
-    checks, proc = doctor(repo, wt1, "--no-probes")
+    checks, proc = doctor_report(repo, "--no-probes", cwd=wt1)
     assert proc.returncode == 0, failures(checks)
     # an adapter damaged in a linked worktree: named from the main worktree, repaired by --fix
     os.unlink(os.path.join(wt1, ".pi", "extensions", "agentguard.ts"))
     with open(os.path.join(wt1, ".claude", "settings.local.json"), "w") as fh:
         fh.write("{}\n")
-    checks, proc = doctor(repo, None, "--no-probes")
+    checks, proc = doctor_report(repo, "--no-probes")
     assert proc.returncode == 1 and wt1 in checks["adapters.worktrees"]["summary"]
     repo.agentguard("doctor", "--fix", "--no-probes", check=False)
-    checks, proc = doctor(repo, None, "--no-probes")
+    checks, proc = doctor_report(repo, "--no-probes")
     assert proc.returncode == 0, failures(checks)
     assert installed_files(wt1) == installed_files(repo.path)
 
@@ -238,7 +231,7 @@ def test_removed_worktrees_then_doctor_and_uninstall(make_repo, tmp_path):
     repo.run("worktree", "remove", "--force", tops["wt2"])  # git's own way
     subprocess.run(["rm", "-rf", tops["wt3"]], check=True)  # gone behind git's back: prunable
     for where in (repo.path, tops["wt1"]):
-        checks, proc = doctor(repo, where, "--no-probes")
+        checks, proc = doctor_report(repo, "--no-probes", cwd=where)
         assert proc.returncode == 0, failures(checks)
         assert "%s (prunable)" % tops["wt3"] in checks["hooks.worktrees"]["summary"]
     proc = repo.agentguard("uninstall", cwd=tops["wt1"])
@@ -271,7 +264,7 @@ def test_a_clone_with_no_install_record_gets_a_full_install(make_repo, tmp_path)
     c = Git(str(clone), repo.env)
     assert os.path.isfile(os.path.join(c.path, ".git", "agentguard", "manifest.json"))
     assert os.path.isfile(os.path.join(c.path, ".pi", "extensions", "agentguard.ts"))
-    checks, proc = doctor(c, None, "--no-probes")
+    checks, proc = doctor_report(c, "--no-probes")
     assert proc.returncode == 0, failures(checks)
     main = c.rev("main")
     assert refused(c.run("commit", "--allow-empty", "-m", "x", check=False)) and c.rev("main") == main
@@ -286,9 +279,9 @@ def test_hole_worktree_add_no_checkout_gets_no_adapters(make_repo, tmp_path):
     wt = os.path.realpath(str(tmp_path / "bare-wt"))
     assert "agentguard" not in proc.stderr
     assert not os.path.exists(os.path.join(wt, ".pi", "extensions", "agentguard.ts"))  # still open
-    checks, proc = doctor(repo)
+    checks, proc = doctor_report(repo)
     assert proc.returncode == 1 and checks["adapters.worktrees"]["status"] == "fail"
     assert "bare-wt" in checks["adapters.worktrees"]["summary"], checks["adapters.worktrees"]
-    checks, proc = doctor(repo, None, "--fix")
+    checks, proc = doctor_report(repo, "--fix")
     assert checks["adapters.worktrees"]["status"] == "pass", failures(checks)
     assert os.path.isfile(os.path.join(wt, ".pi", "extensions", "agentguard.ts"))
