@@ -22,7 +22,7 @@ from ..hooks import audit, grant
 from ..hooks.gitmodel import procargv
 from ..hooks.bypass import alias_skips_hooks, env_skips_hooks
 from ..hooks.policy import Policy, PolicyError, load_snapshot
-from ..hooks.gitio import GitError
+from ..hooks.gitio import GitError, scrubbed_env
 from ..hooks.repostate import RepoState
 from ..hooks.textsafe import safe
 from . import adapters, harnesstrust, settingsplan, worktrees
@@ -35,7 +35,7 @@ from .config import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import read_contained, read_regular, sha256_bytes
 from .hookscripts import tool_problems
-from .gitenv import clean_env, environment, git, git_ok
+from .gitenv import git, git_ok
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
 from .repo import discover, is_reftable, remote_head_branches
 from .runtime_files import RUNTIME_DIR
@@ -480,8 +480,11 @@ def check_template_dir(ctx):
 def _clean_git_env():
     """``RepoState`` runs git with this process's environment; the doctor's must not name another
     repository (``GIT_DIR``, ``GIT_OBJECT_DIRECTORY``, ...), as ``gitenv.clean_env`` ensures for the rest."""
-    with environment(clean_env()):
+    saved = {k: os.environ.pop(k) for k in os.environ.keys() - scrubbed_env().keys()}
+    try:
         yield
+    finally:
+        os.environ.update(saved)
 
 
 def _protected_branches(ctx):

@@ -12,6 +12,7 @@ first use: the runtime (``hooks/``) never imports it.
 import errno
 import os
 import subprocess
+import threading
 from contextlib import contextmanager
 
 from ..hooks.gitio import kill_group, program as gitio_program, scrubbed_env
@@ -28,17 +29,23 @@ def clean_env():
     return scrubbed_env()
 
 
+_environ_lock = threading.RLock()
+
+
 @contextmanager
 def environment(env):
-    """``os.environ`` is exactly ``env`` inside the block, restored after it."""
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
-    try:
-        yield
-    finally:
+    """``os.environ`` is exactly ``env`` inside the block, restored after it; one thread at a time
+    (``gitoptions`` asks git from a thread pool), each holding it only while GitPython reads
+    ``os.environ`` (``Repo``'s discovery, ``Git.execute`` starting git)."""
+    with _environ_lock:
+        saved = dict(os.environ)
         os.environ.clear()
-        os.environ.update(saved)
+        os.environ.update(env)
+        try:
+            yield
+        finally:
+            os.environ.clear()
+            os.environ.update(saved)
 
 
 def gitpython():
