@@ -38,14 +38,18 @@ def environment(env):
     (``gitoptions`` asks git from a thread pool), each holding it only while GitPython reads
     ``os.environ`` (``Repo``'s discovery, ``Git.execute`` starting git)."""
     with _environ_lock:
-        saved = dict(os.environ)
-        os.environ.clear()
-        os.environ.update(env)
+        removed = {k: os.environ.pop(k) for k in os.environ.keys() - env.keys()}
+        changed = {k: os.environ.get(k) for k, v in env.items() if os.environ.get(k) != v}
+        os.environ.update((k, env[k]) for k in changed)
         try:
             yield
         finally:
-            os.environ.clear()
-            os.environ.update(saved)
+            for k, old in changed.items():
+                if old is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = old
+            os.environ.update(removed)
 
 
 def gitpython():
