@@ -32,7 +32,7 @@ def tools():
     (what git puts in a hook's ``GIT_EXEC_PATH`` when the caller chose none). Raises AgentguardError
     when one is nowhere."""
     from .errors import AgentguardError
-    from .gitenv import clean_env
+    from .gitenv import git
     found = {}
     for name in TOOLS:
         given = os.environ.get(TOOL_ENV % name.upper(), "")
@@ -41,13 +41,11 @@ def tools():
             raise AgentguardError("%s is not on PATH: the hooks need it" % name)
         found[name] = os.path.abspath(path)
     if found["git"] not in _EXEC_PATHS:
-        import subprocess
         try:
-            out = subprocess.run([found["git"], "--exec-path"], env=clean_env(), capture_output=True, timeout=30,
-                                 check=True).stdout
-        except (OSError, subprocess.SubprocessError):
+            out = git(["--exec-path"], cwd=os.path.sep, program=found["git"])
+        except AgentguardError:
             raise AgentguardError("%s does not say where its programs are (git --exec-path)" % found["git"])
-        _EXEC_PATHS[found["git"]] = os.path.abspath(out.decode("utf-8", "surrogateescape").strip())
+        _EXEC_PATHS[found["git"]] = os.path.abspath(out.strip())
     found["exec_path"] = _EXEC_PATHS[found["git"]]
     return found
 

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
-from .gitenv import TIMEOUT, run, git
+from .gitenv import TIMEOUT, run, clean_env, environment, git, gitpython
 
 
 @dataclass
@@ -25,30 +25,35 @@ class RepoInfo:
 
 
 def discover(path):
-    """The repository around ``path``, asked of git itself in one ``rev-parse`` (two from inside a
-    git dir, where git has no work tree to name)."""
+    """The repository around ``path``: found by ``git.Repo`` (search upwards, bare or not, from inside
+    a git dir the work tree around it), its paths asked of git itself in one ``rev-parse`` (which
+    honours ``core.hooksPath`` and ``safe.directory``)."""
     path = os.path.abspath(path or ".")
     if not os.path.isdir(path):
         raise AgentguardError("%s is not a directory" % safe(path, 300))
-    rc, out, err = run(["rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks"],
-                        path, TIMEOUT)
-    lines = out.decode("utf-8", "surrogateescape").split("\n")
-    if rc == 0 and len(lines) >= 4 and lines[0]:
-        top = os.path.realpath(lines[0])
-        git_dir, common_dir, hooks_dir = (os.path.realpath(os.path.join(path, p)) for p in lines[1:4])
-        return RepoInfo(top=top, git_dir=git_dir, common_dir=common_dir, hooks_dir=hooks_dir)
-    rc, out, _ = run(["rev-parse", "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir"], path,
-                      TIMEOUT)
-    answer = out.decode("utf-8", "surrogateescape").split("\n")
-    if rc != 0 or len(answer) < 3:
+    gp = gitpython()
+    try:
+        with environment(clean_env()):
+            repo = gp.Repo(path, search_parent_directories=True, expand_vars=False)
+    except gp.NoSuchPathError:
+        raise AgentguardError("%s is not a directory" % safe(path, 300))
+    except gp.InvalidGitRepositoryError:
         raise AgentguardError("%s is not inside a git repository" % safe(path, 300))
-    if answer[0] == "true":
+    if repo.bare:
         raise AgentguardError(
             "%s is a bare repository: guard the repository a team pushes to with "
             "`agentguard install --server %s`" % (safe(path, 300), safe(path, 300)))
-    if answer[1] == "true" and os.path.realpath(answer[2]) != os.path.realpath(os.path.dirname(answer[2])):
-        return discover(os.path.dirname(answer[2]))  # inside .git: the work tree around it
-    raise AgentguardError("cannot read the repository: %s" % safe(err.decode("utf-8", "replace").strip(), 200))
+    git_dir = os.path.realpath(repo.git_dir)
+    if os.path.commonpath([git_dir, os.path.realpath(path)]) == git_dir and repo.working_tree_dir:
+        path = str(repo.working_tree_dir)  # inside .git: the work tree around it
+    rc, out, err = run(["rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks"],
+                        path, TIMEOUT)
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    if rc != 0 or len(lines) < 4 or not lines[0]:
+        raise AgentguardError("cannot read the repository: %s" % safe(err.decode("utf-8", "replace").strip(), 200))
+    top = os.path.realpath(lines[0])
+    git_dir, common_dir, hooks_dir = (os.path.realpath(os.path.join(path, p)) for p in lines[1:4])
+    return RepoInfo(top=top, git_dir=git_dir, common_dir=common_dir, hooks_dir=hooks_dir)
 
 
 def remote_head_branches(info):

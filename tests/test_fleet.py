@@ -1,4 +1,5 @@
 """install --all and doctor --all: every repository under some roots, one table, one exit status."""
+import importlib
 import json
 import os
 import shutil
@@ -88,7 +89,11 @@ def test_unreadable_directory_is_a_warning(env, tmp_path):
             shutil.copytree(package, os.path.join(base, "agentguard"), symlinks=True,
                             ignore=lambda d, names: [n for n in names if n.startswith(".") or n in (
                                 "tests", "bench", "build", "scripts") or n.endswith(".egg-info")])
-            for folder, dirs, files in os.walk(os.path.join(base, "agentguard")):
+            for dep in ("git", "gitdb", "smmap"):  # GitPython and its own dependencies: nobody has no venv
+                shutil.copytree(os.path.dirname(importlib.import_module(dep).__file__), os.path.join(base, dep),
+                                ignore=shutil.ignore_patterns("__pycache__"))
+            for folder, dirs, files in (w for top in ("agentguard", "git", "gitdb", "smmap")
+                                        for w in os.walk(os.path.join(base, top))):
                 for name in dirs + files:
                     path = os.path.join(folder, name)
                     os.chmod(path, os.lstat(path).st_mode | stat.S_IROTH | (stat.S_IXOTH if name in dirs else 0))
