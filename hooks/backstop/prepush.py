@@ -36,10 +36,11 @@ def _through_symbolic_refs(state, policy, lines, url):
     that cannot be told. The remote is asked (protocol v2 is the one listing that names symbolic
     refs) only for a branch that stands where this clone's tracking refs say a protected branch
     stands there: a stale tracking ref hides it (SECURITY.md; the push guard lists the remote)."""
-    if not lines:
-        return lines
+    updates = [i for i in lines if not policy.classify(i.remote_ref) and not is_zero(i.remote_oid)]
+    if not updates:
+        return lines  # creations and protected names only: no git process for the tracking refs
     protected = {oid for ref, oid in state.remote_tracking() if (policy.classify(ref) or ("",))[0] == "remote"}
-    suspects = [i for i in lines if not policy.classify(i.remote_ref) and i.remote_oid in protected]
+    suspects = [i for i in updates if i.remote_oid in protected]
     if not suspects:
         return lines
     from ..gitmodel.refnames import follow_symrefs
