@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from ..hooks.gitmodel.options import FORMAT, SNAPSHOT_NAME  # noqa: F401  (one name and format: the runtime reads the snapshot; install and the doctor name it through this module)
+from ..hooks.gitmodel.options import FORMAT, SNAPSHOT_NAME, shipped  # noqa: F401  (one name and format: the runtime reads the snapshot; install and the doctor name it through this module)
 from .gitenv import run, clean_env, isolated_env
 from .gitenv import git as run_git
 from .errors import AgentguardError
@@ -181,9 +181,28 @@ def _cached(key):
     except (OSError, AgentguardError, UnicodeDecodeError, ValueError):
         return None
     if not (isinstance(table, dict) and table.get("format") == FORMAT and isinstance(table.get("git"), str)
-            and isinstance(table.get("commands"), dict)):
+            and isinstance(table.get("commands"), dict)) or _contradicts_shipped(table):
         return None
     return data
+
+
+def _contradicts_shipped(table):
+    """True when the table gives an option another arity than the table agentguard ships for the supported
+    gits says every one of them has: a cache written by something other than ``derive`` (the cache is the
+    user's to write, as the installer itself is; an unsupported git is asked again, which costs only time)."""
+    for cmd, known in shipped()["commands"].items():
+        entry = table["commands"].get(cmd)
+        if not isinstance(entry, dict):
+            continue
+        varies = set(known.get("varies", ()))
+        for kind, prefix in (("long", ""), ("short", "-")):
+            theirs = entry.get(kind)
+            if not isinstance(theirs, dict):
+                return True
+            for name, spec in known[kind].items():
+                if name in theirs and theirs[name] != spec and prefix + name not in varies:
+                    return True
+    return False
 
 
 def _remember(key, data):

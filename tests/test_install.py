@@ -286,3 +286,10 @@ def test_git_option_table_is_asked_once_per_git_and_kept_in_the_users_cache(make
     third.agentguard("install")
     assert len(log.read_text().splitlines()) == 2 * len(asked)
     assert open(os.path.join(third.path, snapshot), "rb").read() == derived == cached.read_bytes()
+    table = json.loads(derived)  # a table that reads as one but says `push --force` takes a value: a
+    table["commands"]["push"]["long"]["force"] = "r"  # `push --force origin main` would hide its remote
+    cached.write_text(json.dumps(table))
+    fourth, _ = make_repo("fourth", remote=False, install=False)
+    fourth.agentguard("install")
+    assert len(log.read_text().splitlines()) == 3 * len(asked)
+    assert open(os.path.join(fourth.path, snapshot), "rb").read() == derived == cached.read_bytes()
