@@ -10,6 +10,7 @@ The table is snapshotted at install time next to the policy (``gitoptions.json``
 runtime (``hooks/gitmodel/options.py``); ``hooks/gitmodel/options.json`` is the same table for the
 supported gits, used when there is no snapshot or a command is missing from it.
 """
+import hashlib
 import json
 import os
 import re
@@ -17,9 +18,11 @@ import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from ..hooks.gitmodel.options import FORMAT, SNAPSHOT_NAME  # noqa: F401  (one name and format: the runtime reads the snapshot; install and the doctor name it through this module)
+from ..hooks.gitmodel.options import FORMAT, SNAPSHOT_NAME, shipped  # noqa: F401  (one name and format: the runtime reads the snapshot; install and the doctor name it through this module)
 from .gitenv import run, clean_env, isolated_env
 from .gitenv import git as run_git
+from .errors import AgentguardError
+from .fsops import atomic_write, read_regular
 
 _SPEC_END = re.compile(r"\s{2,}")
 _LONG = re.compile(r"--(\[no-\])?([A-Za-z0-9][A-Za-z0-9_-]*)")
@@ -135,19 +138,82 @@ def _ask(git, words, repo, env):
 
 
 _memo = {}
+CACHE_ENV = "AGENTGUARD_CACHE_HOME"
 
 
 def snapshot_bytes():
-    """The snapshot install writes: the table of the git on PATH (asked once per process and git)."""
+    """The snapshot install writes: the table of the git on PATH. Asking takes a git process per command
+    (~0.5 s of CPU, half of an install), so the answer is kept once per process and in the user's cache
+    (``cache_dir``), keyed by the git binary (path, inode, size, mtime) and this module's own code."""
     path = shutil.which("git", path=clean_env().get("PATH")) or "git"
     try:
-        st = os.stat(path)
-        key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+        real = os.path.realpath(path)
+        st = os.stat(real)
+        key = (real, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     except OSError:
-        key = (path,)
+        return dumps(derive(path)).encode()
     if key not in _memo:
-        _memo[key] = dumps(derive(path)).encode()
+        _memo[key] = _cached(key) or _remember(key, dumps(derive(path)).encode())
     return _memo[key]
+
+
+def cache_dir():
+    """``$AGENTGUARD_CACHE_HOME``, else ``$XDG_CACHE_HOME/agentguard``, else ``~/.cache/agentguard``."""
+    explicit = os.environ.get(CACHE_ENV)
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "agentguard")
+
+
+def _cache_path(key):
+    with open(__file__, "rb") as fh:
+        code = fh.read()
+    digest = hashlib.sha256(repr((key, FORMAT)).encode() + b"\0" + code).hexdigest()[:40]
+    return os.path.join(cache_dir(), "gitoptions-%s.json" % digest)
+
+
+def _cached(key):
+    """The cached table for ``key`` when it reads as one (anything else is asked again and rewritten)."""
+    try:
+        data = read_regular(_cache_path(key))
+        table = json.loads(data.decode("utf-8")) if data else None
+    except (OSError, AgentguardError, UnicodeDecodeError, ValueError):
+        return None
+    if not (isinstance(table, dict) and table.get("format") == FORMAT and isinstance(table.get("git"), str)
+            and isinstance(table.get("commands"), dict)) or _contradicts_shipped(table):
+        return None
+    return data
+
+
+def _contradicts_shipped(table):
+    """True when the table gives an option another arity than the table agentguard ships for the supported
+    gits says every one of them has: a cache written by something other than ``derive`` (the cache is the
+    user's to write, as the installer itself is; an unsupported git is asked again, which costs only time)."""
+    for cmd, known in shipped()["commands"].items():
+        entry = table["commands"].get(cmd)
+        if not isinstance(entry, dict):
+            continue
+        varies = set(known.get("varies", ()))
+        for kind, prefix in (("long", ""), ("short", "-")):
+            theirs = entry.get(kind)
+            if not isinstance(theirs, dict):
+                return True
+            for name, spec in known[kind].items():
+                if name in theirs and theirs[name] != spec and prefix + name not in varies:
+                    return True
+    return False
+
+
+def _remember(key, data):
+    """Keep ``data`` in the cache (best effort: an unwritable cache only costs the next install the time)."""
+    try:
+        path = _cache_path(key)
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        atomic_write(path, data, mode=0o600)
+    except (OSError, AgentguardError):
+        pass
+    return data
 
 
 def dumps(table):

@@ -1,4 +1,5 @@
 """Helpers for driving real git repositories, a real bare remote and the real CLI."""
+import atexit
 import hashlib
 import importlib.util
 import json
@@ -9,6 +10,7 @@ import stat
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -66,8 +68,15 @@ def succeeded_silently(proc):
     return proc
 
 
+# One user's cache for the whole test process, as a person's installs share ~/.cache/agentguard: install asks
+# git for its option table once per git binary, not once per test (tests of the cache set their own).
+SHARED_CACHE = tempfile.mkdtemp(prefix="agentguard-test-cache-")
+atexit.register(shutil.rmtree, SHARED_CACHE, True)
+
+
 def _base_env(home):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT", "HUSKY"))}
+    env["AGENTGUARD_CACHE_HOME"] = SHARED_CACHE
     env.update({
         "HOME": str(home),
         "XDG_CONFIG_HOME": str(home / ".config"),

@@ -413,7 +413,7 @@ def test_the_table_is_big_enough():
 
 
 @pytest.mark.parametrize("command,expected,rule", TABLE, ids=[c[:60] for c, _, _ in TABLE])
-def test_decision(decide, table_repo, command, expected, rule):
+def test_check_judges_each_command_as_the_table_says(decide, table_repo, command, expected, rule):
     decision, got_rule, reason = decide(command)
     assert (decision, got_rule or None) == (expected, rule), reason
     if decision == B:
@@ -432,14 +432,14 @@ WRITES = [
 
 
 @pytest.mark.parametrize("path,expected", WRITES)
-def test_file_writes(table_repo, path, expected):
+def test_check_judges_a_file_tool_write_by_its_path(table_repo, path, expected):
     proc = subprocess.run([AGENTGUARD, "check", "--json", "--cwd", table_repo.path, "--write", path],
                           env=table_repo.env, capture_output=True, text=True)
     data = json.loads(proc.stdout)
     assert data["decision"] == expected and proc.returncode == (0 if expected == A else 1), data
 
 
-def test_cli_contract(table_repo):
+def test_check_exit_status_json_and_bad_arguments(table_repo):
     def run(*args, **kw):
         return subprocess.run([AGENTGUARD, "check", *args], env=table_repo.env, capture_output=True, text=True,
                               cwd=table_repo.path, **kw)

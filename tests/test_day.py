@@ -218,7 +218,7 @@ def test_remotes_added_later(world):
     end_of_day(repo)
 
 
-def test_housekeeping(world):
+def test_housekeeping_deletes_caches_cleans_stashes_and_gcs_without_a_refusal(world):
     env, root = world
     repo, origin = project(world)
     agent = Agent()

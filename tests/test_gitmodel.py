@@ -113,7 +113,7 @@ PARSES = [
 
 
 @pytest.mark.parametrize("line,cmd,opts,words", PARSES, ids=[p[0] for p in PARSES])
-def test_parse(line, cmd, opts, words):
+def test_command_line_options_and_words_read_as_git_reads_them(line, cmd, opts, words):
     call = cli.parse_after_git(line.split())
     assert call.cmd == cmd
     got = {o.name: o.value for o in call.options if o.name in opts}

@@ -250,3 +250,46 @@ def test_the_python_is_resolved_not_a_shim(make_repo):
     path = line.split("=", 1)[1].strip("'")
     assert os.path.isabs(path) and os.path.realpath(path) == path and os.access(path, os.X_OK)
     assert "/shims/" not in path
+
+
+def _counting_git(tmp_path):
+    """A `git` first on PATH that logs each `--help-all` it is asked, then runs the real git."""
+    real = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True, check=True).stdout.strip()
+    bindir = tmp_path / "countbin"
+    bindir.mkdir()
+    log = tmp_path / "asked.log"
+    wrapper = bindir / "git"
+    wrapper.write_text('#!/bin/sh\ncase " $* " in *" --help-all "*) echo "$*" >> "%s" ;; esac\nexec "%s" "$@"\n'
+                       % (log, real))
+    wrapper.chmod(0o755)
+    return str(bindir), log
+
+
+def test_git_option_table_is_asked_once_per_git_and_kept_in_the_users_cache(make_repo, env, tmp_path):
+    bindir, log = _counting_git(tmp_path)
+    cache = tmp_path / "cache"
+    env.update({"PATH": bindir + os.pathsep + env["PATH"], "AGENTGUARD_CACHE_HOME": str(cache)})
+    first, _ = make_repo("first", remote=False, install=False)
+    second, _ = make_repo("second", remote=False, install=False)
+    first.agentguard("install")
+    asked = log.read_text().splitlines()
+    assert len(asked) > 50, asked  # every builtin command's options, asked of this git
+    snapshot = os.path.join(".git", "agentguard", "gitoptions.json")
+    derived = open(os.path.join(first.path, snapshot), "rb").read()
+    [cached] = list(cache.iterdir())
+    assert cached.read_bytes() == derived and cached.stat().st_mode & 0o077 == 0
+    second.agentguard("install")
+    assert log.read_text().splitlines() == asked  # a second install (another process) asks nothing
+    assert open(os.path.join(second.path, snapshot), "rb").read() == derived
+    cached.write_text('{"format": "something else"}')  # not a table: asked again, and the cache mended
+    third, _ = make_repo("third", remote=False, install=False)
+    third.agentguard("install")
+    assert len(log.read_text().splitlines()) == 2 * len(asked)
+    assert open(os.path.join(third.path, snapshot), "rb").read() == derived == cached.read_bytes()
+    table = json.loads(derived)  # a table that reads as one but says `push --force` takes a value: a
+    table["commands"]["push"]["long"]["force"] = "r"  # `push --force origin main` would hide its remote
+    cached.write_text(json.dumps(table))
+    fourth, _ = make_repo("fourth", remote=False, install=False)
+    fourth.agentguard("install")
+    assert len(log.read_text().splitlines()) == 3 * len(asked)
+    assert open(os.path.join(fourth.path, snapshot), "rb").read() == derived == cached.read_bytes()

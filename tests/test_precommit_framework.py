@@ -47,7 +47,7 @@ def pc(repo, pc_home, *args, exe=None, check=True):
 
 @pytest.mark.slow  # a real pre-commit try-repo run: tens of seconds
 @pytest.mark.parametrize("exe", [CURRENT, MINIMUM], ids=["current", "minimum-3.2.0"])
-def test_try_repo(guarded, pc_home, hook_repo, exe):
+def test_pre_commit_try_repo_refuses_a_commit_on_main(guarded, pc_home, hook_repo, exe):
     need_path(exe)
     repo, bare = guarded
     main = repo.rev("main")

@@ -71,7 +71,7 @@ def test_refused_fast_forward_leaves_index_and_work_tree_as_they_were(guarded, c
     assert "merge --abort" not in proc.stderr
 
 
-def test_merge_no_ff(guarded):
+def test_merge_no_ff_onto_main_is_refused_and_names_merge_abort(guarded):
     repo, bare = guarded
     before = state(repo, bare)
     proc = repo.run("merge", "--no-ff", "-m", "merge", "feat", check=False)
@@ -90,7 +90,7 @@ def test_cherry_pick_and_revert(guarded, cmd):
 
 @pytest.mark.parametrize("cmd", [["rebase", "feat"], ["rebase", "-i", "--exec", "true", "feat"],
                                  ["rebase", "feat", "main"]])
-def test_rebase_main(guarded, cmd):
+def test_rebase_onto_main_is_refused_with_nothing_lost(guarded, cmd):
     repo, bare = guarded
     before = state(repo, bare)
     proc = repo.run(*cmd, check=False)
