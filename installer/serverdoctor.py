@@ -8,7 +8,6 @@ quarantine) on made-up input. Nothing in the repository changes: no ref is writt
 objects are thrown away and their lines are cut from the audit log again.
 """
 import os
-from dataclasses import asdict
 
 from ..hooks import audit
 from ..hooks.gitmodel.refnames import ZERO_OID
@@ -17,7 +16,8 @@ from ..hooks.server import identity, snapshot
 from ..hooks.textsafe import safe
 from . import manifest as manifest_mod
 from . import probes
-from .doctor import Check, runtime_check
+from .doctorchecks.base import Check
+from .doctorchecks.runtime import runtime_check
 from .errors import AgentguardError
 from .fsops import read_regular, sha256_bytes
 from .hookscripts import CHAINED_SUFFIX, is_ours
@@ -203,4 +203,4 @@ class ServerDoctor:
         return not any(c.status == "fail" for c in self.checks)
 
     def to_json(self):
-        return {"ok": self.ok(), "repository": self.info.top, "checks": [asdict(c) for c in self.checks]}
+        return {"ok": self.ok(), "repository": self.info.top, "checks": [c.to_json() for c in self.checks]}
