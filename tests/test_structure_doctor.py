@@ -7,6 +7,7 @@ import ast
 from pathlib import Path
 
 from agentguard.installer.doctorchecks.groups import GROUPS
+from agentguard.installer.doctorchecks.server import SERVER_GROUPS
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = ROOT / "installer" / "doctor.py"
@@ -58,9 +59,11 @@ def test_every_check_that_offers_doctor_fix_names_its_repair() -> None:
 
 
 def test_each_group_lives_in_one_module() -> None:
-    spread = {group: sorted({check.__module__ for check in checks}) for group, checks in GROUPS}
-    assert all(len(modules) == 1 for modules in spread.values()), spread
-    assert len({group for group, _ in GROUPS}) == len(GROUPS)
+    """The client's groups and the server's alike."""
+    for groups in (GROUPS, SERVER_GROUPS):
+        spread = {group: sorted({check.__module__ for check in checks}) for group, checks in groups}
+        assert all(len(modules) == 1 for modules in spread.values()), spread
+        assert len({group for group, _ in groups}) == len(groups)
 
 
 def test_the_walk_is_not_vacuous(tmp_path: Path) -> None:
