@@ -1,7 +1,8 @@
-"""The doctor's view of the push guard in git's transport: installed as written, found by git
-(no ``git-remote-agw`` on PATH shadowing the alias), every remote's pushes routed through it (git's
-own answer), and, live, a dry-run push through it refused for a protected branch and accepted for
-a harmless one, to a throwaway repository that has a branch: nothing is sent anywhere, nothing moves."""
+"""The doctor's push group (listed in ``doctorchecks.groups``): the push guard in git's transport,
+installed as written, found by git (no ``git-remote-agw`` on PATH shadowing the alias), every
+remote's pushes routed through it (git's own answer), and, live, a dry-run push through it refused
+for a protected branch and accepted for a harmless one, to a throwaway repository that has a
+branch: nothing is sent anywhere, nothing moves."""
 import os
 import shutil
 
@@ -10,9 +11,8 @@ from ..hooks.pushguard.coverage import PREFIX, SCHEME
 from ..hooks.textsafe import safe
 from . import probes, pushguard
 from .fsops import read_regular
+from .doctorchecks.base import FIX_ALL, REINSTALL
 from .gitenv import clean_env
-
-FIX = "agentguard doctor --fix"
 
 
 def check_push_guard(ctx):
@@ -22,7 +22,7 @@ def check_push_guard(ctx):
     if record.get("transport") is False:
         ctx.add("push.guard", "warn", "the push guard in git's transport is off (installed with --no-push-guard): "
                 "`git push --no-verify` onto a protected branch meets only the harness adapters",
-                "agentguard install --push-guard")
+                "agentguard install --push-guard", repair=REINSTALL)
         return
     problems = []
     python = record.get("python") or ""
@@ -40,7 +40,7 @@ def check_push_guard(ctx):
         problems.append("%s runs instead of agentguard's helper (git prefers a program to an alias)"
                         % safe(shadow[0], 200))
     if problems:
-        ctx.add("push.guard", "fail", "; ".join(problems), FIX)
+        ctx.add("push.guard", "fail", "; ".join(problems), FIX_ALL, repair=REINSTALL)
     else:
         ctx.add("push.guard", "pass", "git hands pushes to %s:: URLs to agentguard's helper" % SCHEME)
     loose = {name: urls for name, urls in pushguard.coverage(ctx.info).items() if not covered(urls)}
@@ -51,7 +51,7 @@ def check_push_guard(ctx):
         ctx.add("push.remotes", "fail", "pushes to %s go around the push guard (%s)%s"
                 % (", ".join(safe(n, 60) for n in sorted(loose)),
                    "; ".join("%s -> %s" % (safe(n, 60), safe(", ".join(u) or "no URL", 200))
-                             for n, u in sorted(loose.items())), why), FIX)
+                             for n, u in sorted(loose.items())), why), FIX_ALL, repair=REINSTALL)
     else:
         ctx.add("push.remotes", "pass", "every remote pushes through the guard (git remote -v: %s...)" % PREFIX)
 
