@@ -13,7 +13,7 @@ except ImportError:  # Python < 3.11
 
 from ..hooks.analyser.constructs import INVOLVES
 from ..hooks.version import VERSION
-from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
+from ..hooks.harness.hook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
 from .errors import AgentguardError, UsageError
 from .harnesses import HOOK_TIMEOUT, NAMES, copilot_hooks, hook_script
 from .hookscripts import sh_quote

@@ -24,11 +24,11 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib
 
 from ..hooks.analyser.constructs import INVOLVES
-from ..hooks.analyser.harnesshook import PROTOCOLS, UNCHECKED, not_installed, read_tools
+from ..hooks.harness.hook import PROTOCOLS, UNCHECKED, not_installed, read_tools
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 
-HOOK_TIMEOUT = 30  # seconds the harness gives the hook; the runtime gives up after 10 (harnesshook.TIMEOUT)
+HOOK_TIMEOUT = 30  # seconds the harness gives the hook; the runtime gives up after 10 (harness/hook.py: TIMEOUT)
 SETTINGS_HARNESSES = ("claude", "codex", "gemini")
 WHOLE_FILE_HARNESSES = ("opencode", "copilot")
 NAMES = SETTINGS_HARNESSES + WHOLE_FILE_HARNESSES
@@ -39,7 +39,7 @@ SH_SAFE = re.compile(r"""^[^"'`$\\\n]*$""")  # text that can sit inside the hook
 def hook_script():
     """The hook as one shell program: the template without its comments, the INVOLVES pattern
     filled in as a POSIX ERE inside double quotes, and the after-check's answer when the runtime
-    cannot give one, rendered from harnesshook's own table (``Protocol.tell``)."""
+    cannot give one, rendered from the harness protocols (``Protocol.tell``)."""
     text = resources.files("agentguard.templates").joinpath("adapters", "harness-hook.sh").read_text("utf-8")
     ere = INVOLVES.pattern.replace(r"\b", "")
     assert not set(ere) & set("\"$`'\n"), "INVOLVES must stay a plain ERE"
@@ -54,7 +54,7 @@ def hook_script():
 
 def _after_answers():
     """A ``case "$1"`` that answers, in each harness's post-hook terms, with the reason in ``$r``
-    and the event in ``$2``: the same answer ``harnesshook.after_main`` gives."""
+    and the event in ``$2``: the same answer ``harness.hook.after_main`` gives."""
     return _answers(lambda protocol: protocol.tell("$r", "$2") if protocol.tell is not None else (None, 2))
 
 
@@ -109,7 +109,7 @@ def hook_command(harness, event=None):
 # -- settings files (Claude Code, Codex, Gemini CLI) ---------------------------------------------
 # harness -> (path in the work tree, [(hook event, matcher)], the hook's entry without its command).
 # The first event runs the check before a tool call; the others (the harness's post-call events,
-# from harnesshook.PROTOCOLS) the after-check, for the same tools.
+# from the harness protocols) the after-check, for the same tools.
 def _events(pre, harness, matcher):
     return [(pre, matcher)] + [(event, matcher) for event in PROTOCOLS[harness].post]
 

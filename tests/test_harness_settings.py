@@ -133,20 +133,21 @@ def test_payloads_that_are_not_tool_calls(guarded):
 
 
 def test_the_runtime_gives_up_before_the_harness_does(guarded, monkeypatch):
-    """A decision that hangs ends at harnesshook.TIMEOUT in a block (the harness's own timeout,
+    """A decision that hangs ends at hook.TIMEOUT in a block (the harness's own timeout,
     longer, would allow)."""
     import io
     import time
-    from agentguard.hooks.analyser import decision, harnesshook
-    monkeypatch.setattr(harnesshook, "TIMEOUT", 1)
+    from agentguard.hooks.analyser import decision
+    from agentguard.hooks.harness import hook
+    monkeypatch.setattr(hook, "TIMEOUT", 1)
     monkeypatch.setattr(decision, "analyse", lambda **kw: time.sleep(30))
     err = io.StringIO()
     started = time.monotonic()
     payload = json.dumps(CALLS["codex"]("git push origin HEAD:main")).encode()
-    assert harnesshook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=err) == 2
+    assert hook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=err) == 2
     assert time.monotonic() - started < 5 and "timed out" in err.getvalue()
     payload = json.dumps(CALLS["codex"]("ls")).encode()
-    assert harnesshook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=io.StringIO()) == 0
+    assert hook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=io.StringIO()) == 0
 
 
 # -- after the call: the after-check, told in each harness's post-hook terms -------------------------
@@ -160,7 +161,7 @@ READS = {
 
 
 def post_events(harness):
-    from agentguard.hooks.analyser.harnesshook import PROTOCOLS
+    from agentguard.hooks.harness.hook import PROTOCOLS
     return PROTOCOLS[harness].post
 
 
@@ -214,12 +215,12 @@ def test_after_the_call_a_broken_runtime_is_told_to_the_model_and_blocks_nothing
 
 
 def test_after_main_never_fails_silently(guarded, monkeypatch):
-    """In the runtime: an after-check that hangs ends at harnesshook.TIMEOUT with the model told; one
+    """In the runtime: an after-check that hangs ends at hook.TIMEOUT with the model told; one
     that raises is told too; a payload that is not JSON still gets the check (in the hook's own
     directory); read-only tools are skipped without a look; the engine is not asked twice."""
     import io
     import time
-    from agentguard.hooks.analyser import harnesshook
+    from agentguard.hooks.harness import hook
     from agentguard.hooks.outcome import after
 
     repo, _ = guarded
@@ -228,10 +229,10 @@ def test_after_main_never_fails_silently(guarded, monkeypatch):
 
     def answer(harness, data):
         out, err = io.StringIO(), io.StringIO()
-        status = harnesshook.after_main(harness, stdin=io.BytesIO(data), out=out, err=err)
+        status = hook.after_main(harness, stdin=io.BytesIO(data), out=out, err=err)
         return status, out.getvalue(), err.getvalue()
 
-    monkeypatch.setattr(harnesshook, "TIMEOUT", 1)
+    monkeypatch.setattr(hook, "TIMEOUT", 1)
     monkeypatch.setattr(after, "run", lambda cwd: calls.append(cwd) or time.sleep(30))
     started = time.monotonic()
     status, out, _ = answer("codex", json.dumps(dict(CALLS["codex"]("ls"), cwd=repo.path)).encode())
@@ -258,11 +259,11 @@ def test_after_main_never_fails_silently(guarded, monkeypatch):
 
 
 def test_the_after_path_does_not_load_the_analyser():
-    """The after-check runs after every call: harnesshook itself imports no analyser (check.py, the
+    """The after-check runs after every call: the harness hook (harness/hook.py) imports no analyser (check.py, the
     entry point, is the runtime's own business)."""
-    code = ("import sys; import agentguard.hooks.analyser.harnesshook; "
+    code = ("import sys; import agentguard.hooks.harness.hook; "
             "print(sorted(m for m in sys.modules if m.startswith('agentguard.hooks') and 'analyse' in m "
-            "and not m.endswith(('analyser', 'harnesshook'))))")
+            "and not m.endswith('analyser')))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 
