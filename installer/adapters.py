@@ -1,7 +1,6 @@
-"""The harness adapters install writes into the work tree (pi, Hermes Agent, gptme; the files of
-OpenCode and Copilot CLI; the settings entries of Claude Code, Codex and Gemini CLI are merged by
-``harnesses``), and the ``gptme.toml`` merge that switches the gptme plugin on without losing a
-byte of the user's file."""
+"""The harness adapters install writes into the work tree (each harness's files, from
+``harnessinstall``; the settings entries are merged by ``harnesses``), and the ``gptme.toml``
+merge that switches the gptme plugin on without losing a byte of the user's file."""
 import json
 import re
 from importlib import resources
@@ -15,29 +14,19 @@ from ..hooks.analyser.constructs import INVOLVES
 from ..hooks.version import VERSION
 from ..hooks.harness.hook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
 from .errors import AgentguardError, UsageError
-from .harnesses import HOOK_TIMEOUT, NAMES, copilot_hooks, hook_script
+from .harnesses import HOOK_TIMEOUT, NAMES, hook_script
+from .harnessinstall import registry
 from .hookscripts import sh_quote
 
-PLUGIN_HARNESSES = ("pi", "hermes", "gptme")  # what a plain install always sets up
+PLUGIN_HARNESSES = registry.PLUGIN_HARNESSES  # what a plain install always sets up
 HARNESSES = PLUGIN_HARNESSES + NAMES
 GPTME_TOML = "gptme.toml"
 PLUGIN_PATH = ".gptme/plugins"
 PLUGIN_NAME = "agentguard"
 
-# harness -> [(path in the work tree, template under templates/adapters, mode)]
-FILES = {
-    "pi": [(".pi/extensions/agentguard.ts", "pi/agentguard.ts", 0o644)],
-    "hermes": [(".hermes/plugins/agentguard/plugin.yaml", "hermes/plugin.yaml", 0o644),
-               (".hermes/plugins/agentguard/__init__.py", "hermes/__init__.py", 0o644),
-               (".hermes/plugins/agentguard/client.py", "client.py", 0o644)],
-    "gptme": [(".gptme/plugins/agentguard/__init__.py", "gptme/__init__.py", 0o644),
-              (".gptme/plugins/agentguard/client.py", "client.py", 0o644),
-              (".gptme/plugins/agentguard/hooks/agentguard_confirm.py", "gptme/hooks/agentguard_confirm.py", 0o644),
-              (".gptme/verify-completion.sh", "gptme/verify-completion.sh", 0o755)],
-    "opencode": [(".opencode/plugins/agentguard.js", "opencode/agentguard.js", 0o644)],
-    "copilot": [(".github/hooks/agentguard.json", copilot_hooks, 0o644)],
-    "claude": [], "codex": [], "gemini": [],  # settings entries: see harnesses.SETTINGS
-}
+# harness -> [(path in the work tree, template under templates/adapters or a function, mode)]; the
+# settings entries are merged by ``harnesses``
+FILES = {harness: registry.files(harness) for harness in HARNESSES}
 ALL_PATHS = tuple(rel for harness in HARNESSES for rel, _, _ in FILES[harness])
 
 

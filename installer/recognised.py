@@ -12,6 +12,7 @@ import os
 
 from . import adapters, harnesses as H
 from .errors import AgentguardError
+from .harnessinstall import codex
 from .fsops import parents, read_contained, read_regular, sha256_bytes
 from .gitexclude import tracked
 
@@ -51,14 +52,14 @@ def worktree_record(info, agentguard_bin, warnings):
 
 
 def _codex_trust(path, data, record, left):
-    config = os.path.join(H.codex_home(), "config.toml")
-    entries = H.codex_trust_for(path, data)
+    config = os.path.join(codex.codex_home(os.environ), "config.toml")
+    entries = codex.codex_trust_for(path, data)
     try:
         current = read_regular(config)
     except AgentguardError:
         current = None
-    found = H.found_trust(current, entries)
+    found = codex.found_trust(current, entries)
     if found:
         record["codex_trust"] = dict(found, config=config, created_dir=None)
-    elif any(H.trusted_hash(current, key) == value for key, value in entries):
+    elif any(codex.trusted_hash(current, key) == value for key, value in entries):
         left.append("the trust entries for agentguard's hook in %s ([hooks.state])" % config)

@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from agentguard.installer import harnesses as H
+from agentguard.installer.harnessinstall import codex, copilot
 from harnesscalls import CALLS, WRITES, after_hook, hook
 from helpers import need, snapshot, doctor_checks
 
@@ -314,7 +315,7 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
     legacy = [] if existing else ["file"]
     legacy += ([] if "hooks" in data else ["hooks"]) + ([] if pre in data.get("hooks", {}) else ["event"])
     data.setdefault("hooks", {}).setdefault(pre, []).append(H.settings_group(harness))
-    before = H._dump(data, original)
+    before = H.dump_json(data, original)
     assert not H.hooked(before, harness) and H.missing_events(before, harness) == H.events(harness)[1:]
     upgraded = H.merge_settings(before, harness)
     assert H.hooked(upgraded, harness)
@@ -325,7 +326,7 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
 
 
 def test_copilot_hook_file_runs_the_after_check_after_every_call():
-    data = json.loads(H.copilot_hooks())
+    data = json.loads(copilot.hooks_file())
     assert sorted(data["hooks"]) == ["postToolUse", "postToolUseFailure", "preToolUse"]
     assert data["hooks"]["preToolUse"][0]["bash"] == H.hook_command("copilot")
     for event in ("postToolUse", "postToolUseFailure"):
@@ -352,28 +353,29 @@ def test_an_older_agentguard_group_is_replaced_in_place():
 
 def test_codex_trust_entry_is_added_and_taken_out_byte_for_byte():
     config = b'model = "o3"\n# my comment\n[projects."/x"]\ntrust_level = "trusted"\n'
-    key, value = H.codex_trust("/r/.codex/hooks.json", (0, 0))
-    post = H.codex_trust("/r/.codex/hooks.json", (1, 0), "PostToolUse")
+    key, value = codex.codex_trust("/r/.codex/hooks.json", (0, 0))
+    post = codex.codex_trust("/r/.codex/hooks.json", (1, 0), "PostToolUse")
     assert post[0] == "/r/.codex/hooks.json:post_tool_use:1:0" and post[1] != value
-    new, block = H.add_trust(config, [(key, value), post])
-    assert new.startswith(config) and H.trusted_hash(new, key) == value and H.trusted_hash(new, post[0]) == post[1]
-    assert H.add_trust(new, [(key, value), post], block) == (new, None)
-    assert H.remove_trust(new, block) == config
-    alone, block2 = H.add_trust(None, [(key, value)])
-    assert H.remove_trust(alone, block2) == b""
+    new, block = codex.add_trust(config, [(key, value), post])
+    assert new.startswith(config) and codex.trusted_hash(new, key) == value
+    assert codex.trusted_hash(new, post[0]) == post[1]
+    assert codex.add_trust(new, [(key, value), post], block) == (new, None)
+    assert codex.remove_trust(new, block) == config
+    alone, block2 = codex.add_trust(None, [(key, value)])
+    assert codex.remove_trust(alone, block2) == b""
     # an install from before the after-check trusted the pre-call hook only: its block is replaced
-    both, block3 = H.add_trust(alone, [(key, value), post], block2)
-    assert H.trusted_hash(both, post[0]) == post[1] and H.remove_trust(both, block3) == b""
+    both, block3 = codex.add_trust(alone, [(key, value), post], block2)
+    assert codex.trusted_hash(both, post[0]) == post[1] and codex.remove_trust(both, block3) == b""
     # the user trusted our pre-call hook already: only the post-call entry is added (TOML allows no
     # table twice), and only it is taken out again
     mine = config + trust_table(key, value)
-    added, block4 = H.add_trust(mine, [(key, value), post])
-    assert key not in block4 and post[0] in block4 and H.remove_trust(added, block4) == mine
+    added, block4 = codex.add_trust(mine, [(key, value), post])
+    assert key not in block4 and post[0] in block4 and codex.remove_trust(added, block4) == mine
     from agentguard.installer.errors import AgentguardError
     with pytest.raises(AgentguardError):
-        H.add_trust(config + b'[hooks.state."%s"]\ntrusted_hash = "sha256:00"\n' % key.encode(), [(key, value)])
-    odd, _ = H.add_trust(None, [('/a "quoted" \\ path:pre_tool_use:0:0', value)])
-    assert H.trusted_hash(odd, '/a "quoted" \\ path:pre_tool_use:0:0') == value
+        codex.add_trust(config + b'[hooks.state."%s"]\ntrusted_hash = "sha256:00"\n' % key.encode(), [(key, value)])
+    odd, _ = codex.add_trust(None, [('/a "quoted" \\ path:pre_tool_use:0:0', value)])
+    assert codex.trusted_hash(odd, '/a "quoted" \\ path:pre_tool_use:0:0') == value
 
 
 def trust_table(key, value):
@@ -409,8 +411,8 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
     assert len(settings["hooks"]["PreToolUse"]) == 2
     hooks_json = os.path.realpath(os.path.join(repo.path, ".codex", "hooks.json"))
     for event in ("PreToolUse", "PostToolUse"):  # each of the two hooks has its trust entry
-        key, value = H.codex_trust(hooks_json, (0, 0), event)
-        assert H.trusted_hash((home / ".codex" / "config.toml").read_bytes(), key) == value
+        key, value = codex.codex_trust(hooks_json, (0, 0), event)
+        assert codex.trusted_hash((home / ".codex" / "config.toml").read_bytes(), key) == value
     assert "nothing changed" in repo.agentguard("install", "--harness", "all").stdout
     repo.agentguard("uninstall")
     after = snapshot(repo.path)
