@@ -81,7 +81,7 @@ class Guarded:
                 return guarded
         for directory, name in self.patterns:
             if inside(directory, target):
-                return os.path.join(directory, name)  # ``rm -rf .claude``
+                return os.path.join(directory, name)  # ``rm -rf`` of the folder of a ``dir/name*`` pattern
             first = os.path.relpath(target, directory).split(os.sep)[0]
             if inside(target, directory) and fnmatch.fnmatchcase(first, name):
                 return os.path.join(directory, first)

@@ -27,7 +27,7 @@ from ..hooks.repostate import RepoState
 from ..hooks.textsafe import safe
 from . import adapters, settingsplan, worktrees
 from . import harnesses as harness_mod
-from . import gitoptions
+from . import gitoptions, hookcommand
 from . import manifest as manifest_mod
 from . import probes
 from .pushcheck import check_push_guard
@@ -269,7 +269,7 @@ def runtime_check(info, record, add, fix_):
             problems.append("%s is missing" % rel)
         elif sha256_bytes(data) != digest:
             problems.append("%s was modified" % rel)
-    hook = os.path.join(info.ag_home, harness_mod.HOOK_FILE)  # what every settings entry runs
+    hook = os.path.join(info.ag_home, hookcommand.HOOK_FILE)  # what every settings entry runs
     owned = (record.get("owned") or {}).get(hook)
     if isinstance(owned, list) and owned:
         try:
@@ -689,9 +689,9 @@ def _harness_problems(top, harness, rec):
             problems.append("%s does not hold agentguard's %s hook as install wrote it"
                             % (rel, "/".join(missing)))
         else:
-            problems += registry.HARNESSES[harness].problems(top, path, data)
+            problems += registry.HARNESSES[harness].problems(top, path, harness_mod.placed_groups(data, harness))
     else:
-        problems += registry.HARNESSES[harness].problems(top, None, None)
+        problems += registry.HARNESSES[harness].problems(top, None, [])
     return problems
 
 

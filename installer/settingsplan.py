@@ -106,7 +106,7 @@ def plan_codex_trust(info, previous, settings_record, want):
     current_hooks = read_regular(target)
     planned = current_hooks if current_hooks is not None and sha256_bytes(current_hooks) == merged_hash \
         else H.merge_settings(current_hooks, "codex")
-    entries = codex.codex_trust_for(target, planned)
+    entries = codex.codex_trust_for(target, H.placed_groups(planned, "codex"))
     config = os.path.join(codex.codex_home(os.environ), "config.toml")
     old = previous.get("codex_trust") or {}
     current = read_regular(config)

@@ -120,7 +120,8 @@ def _owned(previous, top, plan_owned):
     """install's ``owned`` table (path -> [sha256, mode], what the after-check restores) after an
     install in the work tree ``top``: what it wrote now, and the adapter and settings files the
     installs in the other worktrees wrote."""
-    from .adapters import ALL_PATHS, GPTME_TOML
+    from .adapters import ALL_PATHS
+    from .harnessinstall.gptme import GPTME_TOML
     from .harnesses import settings_rels
     rels = ALL_PATHS + (GPTME_TOML,) + settings_rels()
     kept = {}

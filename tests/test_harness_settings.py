@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from agentguard.installer import harnesses as H
+from agentguard.installer import harnesses as H, hookcommand
 from agentguard.installer.harnessinstall import codex, copilot
 from harnesscalls import CALLS, WRITES, after_hook, hook
 from helpers import need, snapshot, doctor_checks
@@ -88,7 +88,7 @@ def test_the_involves_pattern_as_grep_reads_it_covers_the_analysers():
     """The shell fallback's ERE is the analyser's INVOLVES without word boundaries: it must match
     every text INVOLVES matches (it may match more)."""
     from agentguard.hooks.analyser.constructs import INVOLVES
-    script = H.hook_script()
+    script = hookcommand.hook_script()
     ere = script.split('grep -Eiq "', 1)[1].split('" <<', 1)[0]
     texts = ["git push", "/usr/bin/git-receive-pack", "cat .git/config", "x .pi/extensions y", "a .pi\\b",
              "core.hooksPath", "AGENTGUARD", ".claude/settings.json", ".github/hooks/x.json", ".github\\copilot",
@@ -103,7 +103,7 @@ def test_the_involves_pattern_as_grep_reads_it_covers_the_analysers():
 def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_path):
     repo, _ = guarded
     script = tmp_path / "hook.sh"
-    script.write_text("#!/bin/sh\n" + H.hook_script())
+    script.write_text("#!/bin/sh\n" + hookcommand.hook_script())
     need("shellcheck", shutil.which("shellcheck"))
     need("node", shutil.which("node"))
     proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
@@ -315,7 +315,7 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
     legacy = [] if existing else ["file"]
     legacy += ([] if "hooks" in data else ["hooks"]) + ([] if pre in data.get("hooks", {}) else ["event"])
     data.setdefault("hooks", {}).setdefault(pre, []).append(H.settings_group(harness))
-    before = H.dump_json(data, original)
+    before = hookcommand.dump_json(data, original)
     assert not H.hooked(before, harness) and H.missing_events(before, harness) == H.events(harness)[1:]
     upgraded = H.merge_settings(before, harness)
     assert H.hooked(upgraded, harness)
@@ -353,8 +353,8 @@ def test_an_older_agentguard_group_is_replaced_in_place():
 
 def test_codex_trust_entry_is_added_and_taken_out_byte_for_byte():
     config = b'model = "o3"\n# my comment\n[projects."/x"]\ntrust_level = "trusted"\n'
-    key, value = codex.codex_trust("/r/.codex/hooks.json", (0, 0))
-    post = codex.codex_trust("/r/.codex/hooks.json", (1, 0), "PostToolUse")
+    key, value = codex.codex_trust("/r/.codex/hooks.json", (0, 0), H.settings_group("codex"))
+    post = codex.codex_trust("/r/.codex/hooks.json", (1, 0), H.settings_group("codex", "PostToolUse"), "PostToolUse")
     assert post[0] == "/r/.codex/hooks.json:post_tool_use:1:0" and post[1] != value
     new, block = codex.add_trust(config, [(key, value), post])
     assert new.startswith(config) and codex.trusted_hash(new, key) == value
@@ -411,7 +411,7 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
     assert len(settings["hooks"]["PreToolUse"]) == 2
     hooks_json = os.path.realpath(os.path.join(repo.path, ".codex", "hooks.json"))
     for event in ("PreToolUse", "PostToolUse"):  # each of the two hooks has its trust entry
-        key, value = codex.codex_trust(hooks_json, (0, 0), event)
+        key, value = codex.codex_trust(hooks_json, (0, 0), H.settings_group("codex", event), event)
         assert codex.trusted_hash((home / ".codex" / "config.toml").read_bytes(), key) == value
     assert "nothing changed" in repo.agentguard("install", "--harness", "all").stdout
     repo.agentguard("uninstall")

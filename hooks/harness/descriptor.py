@@ -20,7 +20,7 @@ class Protocol:
         self.deny = deny  # reason -> (JSON for stdout or None, exit status); None: (None, 2)
         self.post = post  # the harness's post-call hook events, the default first (install hooks each)
         self.tell = tell  # (reason, event) -> (JSON for stdout, exit status) a post hook gives the
-        # model; None: the reason on stderr, exit 2 (our own OpenCode plugin reads that)
+        # model; None: the reason on stderr, exit 2 (what a plugin of ours that runs the hook reads)
         # the tools a settings-file matcher names (``unmatched_shell``: payload names of command tools
         # the harness's matcher does not take, which the check still reads)
         self.matched = tuple(shell) + tuple(writes) + tuple(self.patches)

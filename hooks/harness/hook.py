@@ -3,10 +3,9 @@ stdin), decided by the analyser and answered in that harness's own terms. ``chec
 HARNESS`` (``after_main``): the after-check once the call ran, from the harness's post-call payload,
 its outcome told to the model the way that harness's post-call hook can (``Protocol.tell``).
 
-Claude Code, Codex and Gemini CLI take exit status 1 as *allow*, so a block is exit 2 with the
-reason on stderr (Gemini and Copilot also get their JSON deny on stdout), except for Claude Code,
-which is given its JSON deny with exit 0: with exit 2 it would show the model the whole hook
-command before the reason. Whatever goes wrong
+Several harnesses take exit status 1 as *allow*, so a block is exit 2 with the reason on stderr,
+unless the harness's ``Protocol.deny`` answers otherwise (a JSON deny on stdout, and its exit
+status; each harness's module says why). Whatever goes wrong
 (a payload that cannot be read, a timeout, a bug) ends in a block when the call involves git or the
 guard's files, and in an allow otherwise.
 
@@ -24,7 +23,7 @@ from .registry import PROTOCOLS
 
 MAX_PAYLOAD = 16 * 1024 * 1024
 TIMEOUT = 10  # seconds; every harness hook is given more (install writes 30), so ours ends first
-# The files an apply_patch / V4A patch touches (Codex, Hermes): each is a write.
+# The files an apply_patch / V4A patch touches (a protocol's ``patches`` tools, a plugin's patch tool): each is a write.
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 COMMAND_KEYS = ("command", "cmd")
 
@@ -77,7 +76,7 @@ def subjects(protocol, payload):
         raise ValueError("the payload is not a JSON object")
     tool = payload.get(protocol.tool)
     args = payload.get(protocol.args)
-    if isinstance(args, str):  # Copilot hands some arguments over as a JSON string
+    if isinstance(args, str):  # some harnesses hand the arguments over as a JSON string
         args = json.loads(args)
     if not isinstance(tool, str) or not isinstance(args, (dict, type(None))):
         raise ValueError("the payload names no tool")
@@ -112,7 +111,7 @@ def _text(value):
 def _command_text(value):
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         import shlex  # only here: the --hook path runs on every tool call
-        return shlex.join(value)  # an argv (Codex's shell tool): as the shell would read it
+        return shlex.join(value)  # an argv (a shell tool that takes one): as the shell would read it
     return _text(value)
 
 

@@ -23,12 +23,11 @@ def _snake(event):
     return re.sub(r"(?<!^)([A-Z])", r"_\1", event).lower()
 
 
-def codex_trust(hooks_json, position, event="PreToolUse", harness="codex"):
+def codex_trust(hooks_json, position, group, event="PreToolUse"):
     """(key, value) of the ``[hooks.state."<key>"] trusted_hash`` entry that makes Codex run
-    agentguard's hook for ``event`` at ``position`` in ``hooks_json`` (an absolute path): the key
-    ``<path>:<event_label>:<group>:<hook>``, the sha256 of the hook's compact, key-sorted identity."""
-    from ..harnesses import settings_group
-    group = settings_group(harness, event)
+    agentguard's hook ``group`` (as install writes it: ``harnesses.settings_group``) for ``event`` at
+    ``position`` in ``hooks_json`` (an absolute path): the key ``<path>:<event_label>:<group>:<hook>``,
+    the sha256 of the hook's compact, key-sorted identity."""
     hook = group["hooks"][0]
     label = _snake(event)
     identity = {"event_name": label, "matcher": group["matcher"],
@@ -39,12 +38,12 @@ def codex_trust(hooks_json, position, event="PreToolUse", harness="codex"):
     return key, "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def codex_trust_for(hooks_json, data):
-    """[(key, value)] of the trust entries for agentguard's hooks in ``data``, the bytes of
-    ``hooks_json`` (Codex keys them by the file's real path); [] when it holds none."""
-    from ..harnesses import positions
+def codex_trust_for(hooks_json, placed):
+    """[(key, value)] of the trust entries for agentguard's hooks ``placed`` in ``hooks_json``
+    ([(event, position, group)]: ``harnesses.placed_groups``; Codex keys them by the file's real
+    path); [] when it holds none."""
     real = os.path.realpath(hooks_json)
-    return [codex_trust(real, position, event) for event, position in positions(data, "codex")]
+    return [codex_trust(real, position, group, event) for event, position, group in placed]
 
 
 def trust_block(entries):
@@ -129,12 +128,12 @@ def codex_project_trusted(top):
     return False
 
 
-def codex_hook_untrusted(hooks_json, data):
-    """Why Codex would skip one of agentguard's hooks in ``data`` (the bytes of ``hooks_json``), or
-    None. Codex skips a hook whose hash its config does not record, without a word; install records
-    them (so ``doctor --fix`` puts them back)."""
+def codex_hook_untrusted(hooks_json, placed):
+    """Why Codex would skip one of agentguard's hooks ``placed`` in ``hooks_json``
+    (``harnesses.placed_groups``), or None. Codex skips a hook whose hash its config does not
+    record, without a word; install records them (so ``doctor --fix`` puts them back)."""
     config = os.path.join(codex_home(os.environ), "config.toml")
-    entries = codex_trust_for(hooks_json, data)
+    entries = codex_trust_for(hooks_json, placed)
     if not entries:
         return "%s holds no agentguard hook" % HARNESS.settings.rel
     recorded = read_regular(config)
@@ -155,9 +154,9 @@ def enabled(ctx):
     return ("pass", "Codex trusts this project (%s)" % config, None)
 
 
-def problems(top, path, data):
+def problems(top, path, placed):
     """Codex skips a hook its config does not trust."""
-    untrusted = codex_hook_untrusted(path, data)
+    untrusted = codex_hook_untrusted(path, placed)
     return [untrusted] if untrusted else []
 
 

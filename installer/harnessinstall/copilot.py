@@ -4,13 +4,13 @@ import json
 import os
 
 from ...hooks.harness.copilot import PROTOCOL, copilot_home
+from ..hookcommand import HOOK_TIMEOUT, dump_json, hook_command
 from .descriptor import Install, disabling, json_object, under
 
 
 def hooks_file():
     """Copilot CLI's hook file: the check before every tool call (preToolUse; Copilot has no
     matcher), the after-check after each (postToolUse, postToolUseFailure)."""
-    from ..harnesses import HOOK_TIMEOUT, dump_json, hook_command
     hooks = {"preToolUse": [{"type": "command", "bash": hook_command("copilot"), "timeoutSec": HOOK_TIMEOUT}]}
     for event in PROTOCOL.post:
         hooks[event] = [{"type": "command", "bash": hook_command("copilot", event), "timeoutSec": HOOK_TIMEOUT}]

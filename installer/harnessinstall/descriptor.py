@@ -23,7 +23,7 @@ def loads(ctx):
     return ("pass", "", None)
 
 
-def no_problems(top, path, data):
+def no_problems(top, path, placed):
     return []
 
 
@@ -32,8 +32,9 @@ class Install:
 
     ``files``: [(path in the work tree, template under templates/adapters or a function giving the
     bytes, mode)] of the adapter files install writes. ``settings``: a ``Settings`` (None: no settings
-    file). ``enabled(ctx)``: will the harness load the adapter here. ``problems(top, path, data)``: what
-    else is wrong with its adapter in the work tree ``top`` (``path``/``data``: its settings file)."""
+    file). ``enabled(ctx)``: will the harness load the adapter here. ``problems(top, path, placed)``: what
+    else is wrong with its adapter in the work tree ``top`` (``path``: its settings file, ``placed``: our
+    hooks in it, ``harnesses.placed_groups``; None and [] without one)."""
 
     def __init__(self, name, files=(), settings=None, enabled=loads, problems=no_problems):
         self.name, self.files, self.settings = name, list(files), settings
