@@ -13,6 +13,14 @@ from agentguard.hooks.harness.registry import NAMES
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMED = re.compile(r"(?<![a-z0-9])(%s)(?![a-z0-9])" % "|".join(NAMES), re.I)
 REGISTRIES = ("hooks/harness/registry.py", "installer/harnessinstall/registry.py")
+# Not converted yet (#27): the install steps of two harnesses still sit in the shared install modules
+# (gptme.toml's merge and restore, Codex's per-hook trust entries, and their install records). The
+# list may only shrink: a module here that names no harness any more fails the test too.
+PENDING = {
+    "installer/install.py": "plans and undoes the gptme.toml merge; records and undoes Codex's trust entries",
+    "installer/recognised.py": "recognises gptme.toml's entries and Codex's trust entries without a record",
+    "installer/settingsplan.py": "plans and undoes Codex's trust entries after the settings merge",
+}
 
 
 def _docstrings(source):
@@ -59,8 +67,12 @@ def test_a_harness_is_named_only_in_its_own_modules():
                 allowed = _allowed(rel)
                 with open(path, encoding="utf-8") as fh:
                     found = harness_names(fh.read())
-                stray += ["%s:%d names %s" % (rel, line, harness) for line, harness in found
-                          if allowed != "*" and harness != allowed]
+                named = ["%s:%d names %s" % (rel, line, harness) for line, harness in found
+                         if allowed != "*" and harness != allowed]
+                if rel in PENDING:
+                    assert named, "%s names no harness any more: take it off PENDING" % rel
+                else:
+                    stray += named
     assert not stray, "a harness named outside its own modules:\n" + "\n".join(stray)
 
 

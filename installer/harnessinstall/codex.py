@@ -162,6 +162,6 @@ def problems(top, path, placed):
 
 # Codex (.codex/hooks.json or .codex/config.toml of a trusted project, $CODEX_HOME for every project)
 # has no local, git-ignored settings file: where the team tracks theirs, install leaves it alone
-HARNESS = Install("codex", enabled=enabled, problems=problems,
+HARNESS = Install("codex", enabled=enabled, problems=problems, records=("codex_trust",),
                   settings=Settings(".codex/hooks.json", "PreToolUse", lambda timeout: {"type": "command",
                                                                                         "timeout": timeout}))

@@ -34,11 +34,13 @@ class Install:
     bytes, mode)] of the adapter files install writes. ``settings``: a ``Settings`` (None: no settings
     file). ``enabled(ctx)``: will the harness load the adapter here. ``problems(top, path, placed)``: what
     else is wrong with its adapter in the work tree ``top`` (``path``: its settings file, ``placed``: our
-    hooks in it, ``harnesses.placed_groups``; None and [] without one)."""
+    hooks in it, ``harnesses.placed_groups``; None and [] without one). ``merged``: other files in the work
+    tree install merges into. ``records``: the install record's keys of one worktree its steps write."""
 
-    def __init__(self, name, files=(), settings=None, enabled=loads, problems=no_problems):
+    def __init__(self, name, files=(), settings=None, enabled=loads, problems=no_problems, merged=(), records=()):
         self.name, self.files, self.settings = name, list(files), settings
         self.enabled, self.problems = enabled, problems
+        self.merged, self.records = merged, records
 
 
 def json_object(path):

@@ -108,7 +108,7 @@ def problems(top, path, placed):
     return found
 
 
-HARNESS = Install("gptme", enabled=enabled, problems=problems,
+HARNESS = Install("gptme", enabled=enabled, problems=problems, merged=(GPTME_TOML,), records=("gptme_toml",),
                   files=[(".gptme/plugins/agentguard/__init__.py", "gptme/__init__.py", 0o644),
                          (".gptme/plugins/agentguard/client.py", "client.py", 0o644),
                          (".gptme/plugins/agentguard/hooks/agentguard_confirm.py", "gptme/hooks/agentguard_confirm.py",

@@ -20,3 +20,13 @@ def files(harness):
 def first_settings_rel():
     """The settings file of the first settings-file harness (an example in the CLI's help)."""
     return HARNESSES[SETTINGS_HARNESSES[0]].settings.rel
+
+
+def merged_files():
+    """The files in the work tree install merges into besides the settings files."""
+    return tuple(rel for h in HARNESSES.values() for rel in h.merged)
+
+
+def record_keys():
+    """The install record's keys the harnesses' own steps write (one worktree's)."""
+    return tuple(key for h in HARNESSES.values() for key in h.records)
