@@ -773,14 +773,6 @@ class Doctor:
         return out
 
 
-def _read_text(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(1 << 20).decode("utf-8", "replace")
-    except OSError:
-        return ""
-
-
 recorded_policy = manifest_mod.recorded_policy
 
 FIXABLE = ("install.manifest", "hooks.", "runtime.", "policy.snapshot", "policy.recorded", "probe.", "adapters.",
