@@ -321,7 +321,7 @@ def _harness_hooks(repo, runs, env, command):
     that only reads its input."""
     sys.path.insert(0, ROOT)
     from agentguard.installer.harnesses import NAMES, hook_command
-    from agentguard.hooks.analyser.harnesshook import PROTOCOLS
+    from agentguard.hooks.harness.hook import PROTOCOLS
     out = {}
     commands = [("harness hook floor (sh reading its input)", "cat >/dev/null", "codex")]
     commands += [("harness hook (%s)" % name, hook_command(name), name) for name in NAMES]

@@ -8,48 +8,21 @@ not ``.git/``, ``/tmp/repo-other`` is not below ``/tmp/repo``.
 import fnmatch
 import os
 
+from .harness import registry
+
 # Relative to the work tree: the committed policy, the harness adapters, and whatever could
 # switch an adapter off or outrank it (settings that disable hooks; another extension or plugin
 # loaded before ours can approve or rewrite a call), so the plugin folders are guarded whole.
-# A ``*`` matches within one path component.
-WORKTREE_FILES = (
-    ".agentguard.toml",
-    "gptme.toml",
-    "gptme.local.toml",
-    ".pi/extensions",
-    ".pi/settings.json",
-    ".hermes/plugins",
-    ".gptme/plugins",
-    ".gptme/verify-completion.sh",
-    ".claude/settings*.json",
-    ".codex/hooks.json",
-    ".codex/config.toml",
-    ".gemini/settings.json",
-    ".opencode/plugins",
-    ".opencode/opencode.json",
-    ".opencode/opencode.jsonc",
-    "opencode.json",
-    "opencode.jsonc",
-    ".github/hooks",
-    ".github/copilot/settings*.json",
-)
+# A ``*`` matches within one path component. Each harness names its own (``harness/<name>.py``).
+WORKTREE_FILES = (".agentguard.toml",) + registry.worktree_files()
 
 
 def user_files(environ=None):
     """The harnesses' user-level files that can switch their hooks off or stop trusting ours
-    (``disableAllHooks``, Codex's ``[hooks.state]``, folder trust), where this environment puts them."""
-    env = os.environ if environ is None else environ
-    home = env.get("HOME") or os.path.expanduser("~")
-    config = env.get("XDG_CONFIG_HOME") or os.path.join(home, ".config")
-    return [os.path.join(home, ".claude", "settings*.json"),
-            os.path.join(home, ".claude.json"),
-            os.path.join(env.get("CODEX_HOME") or os.path.join(home, ".codex"), "config.toml"),
-            os.path.join(home, ".gemini", "settings.json"),
-            os.path.join(home, ".gemini", "trustedFolders.json"),
-            os.path.join(env.get("COPILOT_HOME") or os.path.join(home, ".copilot"), "config.json"),
-            os.path.join(config, "opencode", "plugin"),
-            os.path.join(config, "opencode", "plugins"),
-            os.path.join(config, "opencode", "opencode.json*")]
+    (``disableAllHooks``, per-hook trust, folder trust), where this environment puts them."""
+    return registry.user_files(environ)
+
+
 # Relative to the git common dir: the runtime, the snapshot, refs written by hand, the config
 # (core.hooksPath), and the default hooks directory.
 COMMON_FILES = ("agentguard", "hooks", "refs", "packed-refs", "config")
@@ -108,7 +81,7 @@ class Guarded:
                 return guarded
         for directory, name in self.patterns:
             if inside(directory, target):
-                return os.path.join(directory, name)  # ``rm -rf .claude``
+                return os.path.join(directory, name)  # ``rm -rf`` of the folder of a ``dir/name*`` pattern
             first = os.path.relpath(target, directory).split(os.sep)[0]
             if inside(target, directory) and fnmatch.fnmatchcase(first, name):
                 return os.path.join(directory, first)

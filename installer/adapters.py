@@ -1,43 +1,24 @@
-"""The harness adapters install writes into the work tree (pi, Hermes Agent, gptme; the files of
-OpenCode and Copilot CLI; the settings entries of Claude Code, Codex and Gemini CLI are merged by
-``harnesses``), and the ``gptme.toml`` merge that switches the gptme plugin on without losing a
-byte of the user's file."""
+"""The harness adapters install writes into the work tree (each harness's files, from
+``harnessinstall``; the settings entries are merged by ``harnesses``), rendered from their
+templates, and the launcher of ``check`` they run."""
 import json
-import re
 from importlib import resources
-
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib
 
 from ..hooks.analyser.constructs import INVOLVES
 from ..hooks.version import VERSION
-from ..hooks.analyser.harnesshook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
-from .errors import AgentguardError, UsageError
-from .harnesses import HOOK_TIMEOUT, NAMES, copilot_hooks, hook_script
+from ..hooks.harness.hook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
+from .errors import UsageError
+from .harnesses import NAMES
+from .hookcommand import HOOK_TIMEOUT, hook_script
+from .harnessinstall import registry
 from .hookscripts import sh_quote
 
-PLUGIN_HARNESSES = ("pi", "hermes", "gptme")  # what a plain install always sets up
+PLUGIN_HARNESSES = registry.PLUGIN_HARNESSES  # what a plain install always sets up
 HARNESSES = PLUGIN_HARNESSES + NAMES
-GPTME_TOML = "gptme.toml"
-PLUGIN_PATH = ".gptme/plugins"
-PLUGIN_NAME = "agentguard"
 
-# harness -> [(path in the work tree, template under templates/adapters, mode)]
-FILES = {
-    "pi": [(".pi/extensions/agentguard.ts", "pi/agentguard.ts", 0o644)],
-    "hermes": [(".hermes/plugins/agentguard/plugin.yaml", "hermes/plugin.yaml", 0o644),
-               (".hermes/plugins/agentguard/__init__.py", "hermes/__init__.py", 0o644),
-               (".hermes/plugins/agentguard/client.py", "client.py", 0o644)],
-    "gptme": [(".gptme/plugins/agentguard/__init__.py", "gptme/__init__.py", 0o644),
-              (".gptme/plugins/agentguard/client.py", "client.py", 0o644),
-              (".gptme/plugins/agentguard/hooks/agentguard_confirm.py", "gptme/hooks/agentguard_confirm.py", 0o644),
-              (".gptme/verify-completion.sh", "gptme/verify-completion.sh", 0o755)],
-    "opencode": [(".opencode/plugins/agentguard.js", "opencode/agentguard.js", 0o644)],
-    "copilot": [(".github/hooks/agentguard.json", copilot_hooks, 0o644)],
-    "claude": [], "codex": [], "gemini": [],  # settings entries: see harnesses.SETTINGS
-}
+# harness -> [(path in the work tree, template under templates/adapters or a function, mode)]; the
+# settings entries are merged by ``harnesses``
+FILES = {harness: registry.files(harness) for harness in HARNESSES}
 ALL_PATHS = tuple(rel for harness in HARNESSES for rel, _, _ in FILES[harness])
 
 
@@ -81,79 +62,6 @@ def files_for(harnesses, agentguard_bin):
         for rel, template, mode in FILES[harness]:
             out.append((rel, template() if callable(template) else render(template, agentguard_bin), mode))
     return out
-
-
-# -- gptme.toml ---------------------------------------------------------------------------------
-
-_HEADER = re.compile(r"^\s*\[([^\[\]]+)\]\s*(#.*)?$")
-
-
-def _is_header(line, name):
-    match = _HEADER.match(line)
-    return match is not None and match.group(1).strip() == name
-
-
-def merge_gptme_toml(original):
-    """``original`` (bytes or None) with the agentguard plugin enabled; comments and every other
-    key kept as they are. Raises AgentguardError when it cannot be done safely."""
-    if original is None:
-        return ("# Written by agentguard install: loads the agentguard guard plugin (see .gptme/plugins).\n"
-                "[plugins]\npaths = [\"%s\"]\nenabled = [\"%s\"]\n" % (PLUGIN_PATH, PLUGIN_NAME)).encode()
-    try:
-        text = original.decode("utf-8")
-        before = tomllib.loads(text)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise AgentguardError("gptme.toml cannot be read (%s); fix it or pass --harness without gptme" % exc)
-    plugins = before.get("plugins", {})
-    if not isinstance(plugins, dict):
-        raise AgentguardError("gptme.toml: [plugins] is not a table; add the agentguard plugin by hand")
-    need = [(k, v) for k, v in (("paths", PLUGIN_PATH), ("enabled", PLUGIN_NAME))
-            if v not in (plugins.get(k) or [])]
-    if not need:
-        return original
-    lines = text.splitlines(keepends=True)
-    header = next((i for i, line in enumerate(lines) if _is_header(line, "plugins")), None)
-    if header is None:
-        sep = "" if text.endswith("\n") or not text else "\n"
-        text += sep + "\n[plugins]\n" + "".join('%s = ["%s"]\n' % (k, v) for k, v in need)
-    else:
-        end = next((i for i in range(header + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
-        for key, value in need:
-            at = next((i for i in range(header + 1, end) if re.match(r"\s*%s\s*=" % key, lines[i])), None)
-            if at is None:
-                lines.insert(header + 1, '%s = ["%s"]\n' % (key, value))
-                end += 1
-                continue
-            line = lines[at]
-            bracket = line.index("[", line.index("="))
-            rest = line[bracket + 1:]
-            empty = rest.lstrip().startswith("]")
-            lines[at] = line[:bracket + 1] + '"%s"%s' % (value, "" if empty else ", ") + rest
-        text = "".join(lines)
-    try:
-        after = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        raise AgentguardError("gptme.toml could not be merged safely; add [plugins] paths=[\"%s\"] "
-                              "enabled=[\"%s\"] by hand" % (PLUGIN_PATH, PLUGIN_NAME))
-    check = dict(after)
-    merged = dict(check.get("plugins", {}))
-    for key, value in need:
-        merged[key] = [v for v in merged.get(key, []) if v != value]
-        if not merged[key] and key not in plugins:
-            del merged[key]
-    if merged != plugins or {k: v for k, v in check.items() if k != "plugins"} != \
-            {k: v for k, v in before.items() if k != "plugins"}:
-        raise AgentguardError("gptme.toml could not be merged without changing other settings")
-    return text.encode("utf-8")
-
-
-def gptme_enabled(data):
-    """True when gptme.toml ``data`` enables the plugin from its project path."""
-    try:
-        plugins = tomllib.loads(data.decode("utf-8")).get("plugins", {})
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, AttributeError):
-        return False
-    return PLUGIN_PATH in (plugins.get("paths") or []) and PLUGIN_NAME in (plugins.get("enabled") or [])
 
 
 CHECK_LAUNCHER = """#!/bin/sh

@@ -8,6 +8,7 @@ import typer
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from .errors import AgentguardError, UsageError
+from .harnessinstall import registry as harness_registry
 
 app = typer.Typer(
     name="agentguard",
@@ -77,15 +78,16 @@ def install(
                                                      "configured ones (repeatable)."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Print every file it would write; write none."),
     harness: Optional[str] = typer.Option(None, "--harness", metavar="LIST",
-                                          help="Adapters to write: pi,hermes,gptme,claude,codex,gemini,opencode,"
-                                               "copilot or all (default: pi, hermes, gptme and each other harness "
-                                               "in use here)."),
+                                          help="Adapters to write: %s or all (default: %s and each other harness "
+                                               "in use here)." % (",".join(harness_registry.NAMES),
+                                                                  ", ".join(harness_registry.PLUGIN_HARNESSES))),
     no_adapters: bool = typer.Option(False, "--no-adapters", help="Write the git backstop only."),
     shared: Optional[bool] = typer.Option(None, "--shared/--local",
                                           help="--shared: write the adapters where a team commits them "
-                                               "(.claude/settings.json, ...) and do not list them in "
+                                               "(%s, ...) and do not list them in "
                                                ".git/info/exclude; --local (the default): keep them out of "
-                                               "git status (or as the last install had it)."),
+                                               "git status (or as the last install had it)."
+                                               % harness_registry.first_settings_rel()),
     push_guard: Optional[bool] = typer.Option(None, "--push-guard/--no-push-guard",
                                               help="Route every push of the repository's remotes through the "
                                                    "guard in git's transport, which --no-verify cannot skip "

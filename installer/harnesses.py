@@ -1,136 +1,50 @@
-"""The harnesses whose hook is a command in a settings file: Claude Code, Codex, Gemini CLI and
-Copilot CLI (and OpenCode, whose plugin runs the same command). One hook command for all of them;
-merging its entries into a settings file the user may already have, and taking exactly those
-entries out again; Codex's per-hook trust entries; and which harnesses a plain install sets up.
+"""The harnesses whose hook is a command (in a settings file, or in a whole file of ours that runs
+it): one hook command for all of them; merging its entries into a settings file the user may already
+have, and taking exactly those entries out again; and which harnesses a plain install sets up.
 
 Every harness here runs the same POSIX-sh hook (``templates/adapters/harness-hook.sh``, which install
 writes once into ``<git common dir>/agentguard/harness-hook``; a settings entry is one short command
 that runs it, and fails closed when it is not there), before each tool call (``check --hook
-HARNESS``: blocks with exit 2, since Claude Code, Codex and Gemini CLI take exit 1 as *allow*) and
-after it, once per post-call event of the harness (``check --after --hook HARNESS``: undoes what the
-call did to the guard and tells the model).
+HARNESS``: blocks with exit 2, since several harnesses take exit 1 as *allow*) and after it, once
+per post-call event of the harness (``check --after --hook HARNESS``: undoes what the call did to
+the guard and tells the model). Each harness's own facts are in ``hooks/harness/<name>.py`` and
+``harnessinstall/<name>.py``.
 """
-import functools
-import hashlib
 import json
 import os
-import re
 import shutil
-from importlib import resources
 
-try:
-    import tomllib
-except ImportError:  # Python < 3.11
-    import tomli as tomllib
-
-from ..hooks.analyser.constructs import INVOLVES
-from ..hooks.analyser.harnesshook import PROTOCOLS, UNCHECKED, not_installed, read_tools
+from ..hooks.harness.hook import PROTOCOLS
+from ..hooks.harness.registry import HARNESSES as RUNTIME
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
+from .harnessinstall import registry
+from .hookcommand import HOOK_TIMEOUT, dump_json, hook_command
 
-HOOK_TIMEOUT = 30  # seconds the harness gives the hook; the runtime gives up after 10 (harnesshook.TIMEOUT)
-SETTINGS_HARNESSES = ("claude", "codex", "gemini")
-WHOLE_FILE_HARNESSES = ("opencode", "copilot")
+SETTINGS_HARNESSES = registry.SETTINGS_HARNESSES
+WHOLE_FILE_HARNESSES = registry.WHOLE_FILE_HARNESSES
 NAMES = SETTINGS_HARNESSES + WHOLE_FILE_HARNESSES
-SH_SAFE = re.compile(r"""^[^"'`$\\\n]*$""")  # text that can sit inside the hook's double quotes
 
 
-@functools.lru_cache(maxsize=None)
-def hook_script():
-    """The hook as one shell program: the template without its comments, the INVOLVES pattern
-    filled in as a POSIX ERE inside double quotes, and the after-check's answer when the runtime
-    cannot give one, rendered from harnesshook's own table (``Protocol.tell``)."""
-    text = resources.files("agentguard.templates").joinpath("adapters", "harness-hook.sh").read_text("utf-8")
-    ere = INVOLVES.pattern.replace(r"\b", "")
-    assert not set(ere) & set("\"$`'\n"), "INVOLVES must stay a plain ERE"
-    unchecked = UNCHECKED.format("{0}")
-    assert SH_SAFE.match(unchecked), "UNCHECKED must stay plain text"
-    body = [line.strip() for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
-    return ("\n".join(body).replace("@INVOLVES_ERE@", ere.replace("\\\\", "\\\\\\\\"))
-            .replace("@UNCHECKED@", UNCHECKED.format("$w")).replace("@AFTER_ANSWER@", _after_answers())
-            .replace("@READ_TOOLS_ERE@", read_tools()).replace("@NOT_INSTALLED@", not_installed("$1"))
-            .replace("@DENY_ANSWER@", _answers(lambda p: p.deny("$r") if p.deny is not None else (None, 2))) + "\n")
-
-
-def _after_answers():
-    """A ``case "$1"`` that answers, in each harness's post-hook terms, with the reason in ``$r``
-    and the event in ``$2``: the same answer ``harnesshook.after_main`` gives."""
-    return _answers(lambda protocol: protocol.tell("$r", "$2") if protocol.tell is not None else (None, 2))
-
-
-def _answers(answer_of):
-    """A ``case "$1"`` that gives each harness's answer ``answer_of(protocol)`` (JSON or None, status)."""
-    branches = {}
-    for harness in NAMES:
-        protocol = PROTOCOLS[harness]
-        answer, status = answer_of(protocol)
-        if answer is None:
-            line = 'echo "$r" >&2; exit %d' % status
-        else:
-            text = json.dumps(answer)
-            assert SH_SAFE.match(text.replace("$r", "").replace("$2", "").replace('"', ""))
-            line = 'echo "%s"; exit %d' % (text.replace('"', '\\"'), status)
-        branches.setdefault(line, []).append(harness)
-    return "case \"$1\" in\n%s\nesac" % "\n".join("%s) %s;;" % ("|".join(names), line)
-                                              for line, names in branches.items())
-
-
-HOOK_FILE = "harness-hook"  # the hook script, in <git common dir>/agentguard
-
-
-def hook_command(harness, event=None):
-    """What each harness's settings run: ``sh -c '<launcher>' agentguard HARNESS`` before a tool call,
-    and ``... agentguard HARNESS EVENT`` for each of its post-call events. The launcher sources the hook
-    script install wrote into the git common dir; where there is none (a clone where the team
-    committed the settings and agentguard was never installed, or a damaged installation), read-only
-    tools pass, nothing is said after a call, and every other call is refused in the harness's own
-    terms with one message that says how to install it (exit 1 would be *allow* in Claude Code,
-    Codex and Gemini CLI)."""
-    assert event is None or re.match(r"^[A-Za-z.]+$", event)
-    protocol = PROTOCOLS[harness]
-    reads = "|".join(re.escape(t) for t in protocol.reads)
-    answer, status = protocol.deny("$r") if protocol.deny is not None else (None, 2)
-    if answer is None:
-        deny = 'echo "$r" >&2;exit %d' % status
-    else:
-        text = json.dumps(answer)
-        assert SH_SAFE.match(text.replace("$r", "").replace('"', ""))
-        deny = 'echo "%s";exit %d' % (text.replace('"', '\\"'), status)
-    message = not_installed(harness)
-    assert SH_SAFE.match(message) and SH_SAFE.match(reads)
-    passes = ('grep -Eq "\\"%s\\"[[:space:]]*:[[:space:]]*\\"(%s)\\""&&exit 0;' % (protocol.tool, reads)
-              if reads else "")
-    launcher = ('h="$(git rev-parse --git-common-dir 2>/dev/null)/agentguard/%s";[ -f "$h" ]&&. "$h";'
-                '[ -n "$2" ]&&exit 0;%sr="%s";%s' % (HOOK_FILE, passes, message, deny))
-    assert "'" not in launcher
-    return "sh -c '%s' agentguard %s%s" % (launcher, harness, " " + event if event else "")
-
-
-# -- settings files (Claude Code, Codex, Gemini CLI) ---------------------------------------------
+# -- settings files ---------------------------------------------------------------------------------
 # harness -> (path in the work tree, [(hook event, matcher)], the hook's entry without its command).
 # The first event runs the check before a tool call; the others (the harness's post-call events,
-# from harnesshook.PROTOCOLS) the after-check, for the same tools.
-def _events(pre, harness, matcher):
+# from its runtime protocol) the after-check, for the same tools: the protocol's ``matched`` ones.
+def _events(pre, harness):
+    matcher = "|".join(PROTOCOLS[harness].matched)
     return [(pre, matcher)] + [(event, matcher) for event in PROTOCOLS[harness].post]
 
 
-SETTINGS = {
-    "claude": (".claude/settings.json", _events("PreToolUse", "claude", "Bash|Write|Edit|MultiEdit|NotebookEdit"),
-               {"type": "command", "timeout": HOOK_TIMEOUT}),
-    "codex": (".codex/hooks.json", _events("PreToolUse", "codex", "Bash|apply_patch"),
-              {"type": "command", "timeout": HOOK_TIMEOUT}),
-    "gemini": (".gemini/settings.json", _events("BeforeTool", "gemini", "run_shell_command|write_file|replace"),
-               {"type": "command", "name": "agentguard", "timeout": HOOK_TIMEOUT * 1000}),
-}
+SETTINGS = {name: (spec.rel, _events(spec.pre, name), spec.entry(HOOK_TIMEOUT))
+            for name, spec in ((name, registry.HARNESSES[name].settings) for name in SETTINGS_HARNESSES)}
 
 
 # Where the entry goes when the adapters stay out of git (the default; ``install --shared`` writes
 # SETTINGS' paths, for a team to commit): the harness's own local, git-ignored settings where it has
-# one. Claude Code merges .claude/settings.local.json's hooks with settings.json's. Gemini CLI (0.61:
-# system, system defaults, ~/.gemini/settings.json, <workspace>/.gemini/settings.json) and Codex
-# (.codex/hooks.json or .codex/config.toml of a trusted project, $CODEX_HOME for every project) have
-# no such file: where the team tracks theirs, install leaves it alone (``settingsplan``).
-LOCAL_SETTINGS = {"claude": ".claude/settings.local.json"}
+# one. A harness with no such file: where the team tracks theirs, install leaves it alone
+# (``settingsplan``).
+LOCAL_SETTINGS = {name: registry.HARNESSES[name].settings.local for name in SETTINGS_HARNESSES
+                  if registry.HARNESSES[name].settings.local}
 
 
 def settings_rel(harness, shared=False):
@@ -190,15 +104,6 @@ def _load_settings(original, harness):
     return data
 
 
-def _dump(data, like=None):
-    """JSON text indented the way ``like`` (the file's bytes before) was: its diff stays ours alone."""
-    indent = 2
-    found = re.search(rb'^([ \t]+)"', like or b"", re.M)
-    if found:
-        indent = found.group(1).decode() if b"\t" in found.group(1) else len(found.group(1))
-    return (json.dumps(data, indent=indent, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def merge_settings(original, harness):
     """``original`` settings bytes (None: no file) with agentguard's hook group in place for each of
     the harness's events: an older agentguard group is replaced where it stands, otherwise the group
@@ -219,7 +124,7 @@ def merge_settings(original, harness):
             groups[at[0]] = want
         else:
             groups.append(want)
-    return _dump(data, original) if changed else original
+    return dump_json(data, original) if changed else original
 
 
 def _created(created, harness, event):
@@ -245,7 +150,7 @@ def unmerge_settings(current, harness, created):
         data.pop("hooks", None)
     if not data and "file" in created:
         return None
-    return _dump(data, current)
+    return dump_json(data, current)
 
 
 def all_containers(harness):
@@ -281,6 +186,12 @@ def positions(data_bytes, harness):
     return out
 
 
+def placed_groups(data_bytes, harness):
+    """[(event, (group index, hook index), the group as install writes it)] of agentguard's hooks in a
+    settings file."""
+    return [(event, position, settings_group(harness, event)) for event, position in positions(data_bytes, harness)]
+
+
 def hooked(data_bytes, harness):
     """True when the settings bytes carry every group install writes (before and after the call)."""
     return not missing_events(data_bytes, harness)
@@ -292,159 +203,14 @@ def missing_events(data_bytes, harness):
                                                                                                  event)]
 
 
-# -- whole files (Copilot CLI, OpenCode) ------------------------------------------------------------
-COPILOT_FILE = ".github/hooks/agentguard.json"
-OPENCODE_FILE = ".opencode/plugins/agentguard.js"
-
-
-def copilot_hooks():
-    """Copilot CLI's hook file: the check before every tool call (preToolUse; Copilot has no
-    matcher), the after-check after each (postToolUse, postToolUseFailure)."""
-    hooks = {"preToolUse": [{"type": "command", "bash": hook_command("copilot"), "timeoutSec": HOOK_TIMEOUT}]}
-    for event in PROTOCOLS["copilot"].post:
-        hooks[event] = [{"type": "command", "bash": hook_command("copilot", event), "timeoutSec": HOOK_TIMEOUT}]
-    return _dump({"version": 1, "hooks": hooks})
-
-
-# -- Codex: the per-hook trust entry in $CODEX_HOME/config.toml -------------------------------------
-def codex_home():
-    return os.environ.get("CODEX_HOME") or os.path.join(os.path.expanduser("~"), ".codex")
-
-
-def _snake(event):
-    """Codex's label of a hooks.json event: PreToolUse -> pre_tool_use."""
-    return re.sub(r"(?<!^)([A-Z])", r"_\1", event).lower()
-
-
-def codex_trust(hooks_json, position, event="PreToolUse", harness="codex"):
-    """(key, value) of the ``[hooks.state."<key>"] trusted_hash`` entry that makes Codex run
-    agentguard's hook for ``event`` at ``position`` in ``hooks_json`` (an absolute path): the key
-    ``<path>:<event_label>:<group>:<hook>``, the sha256 of the hook's compact, key-sorted identity."""
-    group = settings_group(harness, event)
-    hook = group["hooks"][0]
-    label = _snake(event)
-    identity = {"event_name": label, "matcher": group["matcher"],
-                "hooks": [{"type": "command", "command": hook["command"], "timeout": hook["timeout"],
-                           "async": False}]}
-    canonical = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    key = "%s:%s:%d:%d" % (hooks_json, label, position[0], position[1])
-    return key, "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
-def codex_trust_for(hooks_json, data):
-    """[(key, value)] of the trust entries for agentguard's hooks in ``data``, the bytes of
-    ``hooks_json`` (Codex keys them by the file's real path); [] when it holds none."""
-    real = os.path.realpath(hooks_json)
-    return [codex_trust(real, position, event) for event, position in positions(data, "codex")]
-
-
-def trust_block(entries):
-    return "".join('\n[hooks.state.%s]\ntrusted_hash = %s\n' % (json.dumps(key, ensure_ascii=False), json.dumps(value))
-                   for key, value in entries)
-
-
-def trusted_hash(config_bytes, key):
-    """The trusted_hash recorded for ``key`` in Codex's config.toml bytes, or None."""
-    try:
-        data = tomllib.loads((config_bytes or b"").decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    entry = ((data.get("hooks") or {}).get("state") or {}).get(key)
-    return entry.get("trusted_hash") if isinstance(entry, dict) else None
-
-
-def add_trust(config_bytes, entries, ours=None):
-    """``config_bytes`` (None: no file) with the trust ``entries`` [(key, value)]; ``ours`` is the
-    block an earlier install appended (replaced, not duplicated). An entry the user recorded
-    already is left to them. Returns (new bytes, the block added), (config_bytes, None) when every
-    entry is in place."""
-    text = (config_bytes or b"").decode("utf-8", "strict") if config_bytes is not None else ""
-    if all(trusted_hash(config_bytes, key) == value for key, value in entries):
-        return config_bytes, None
-    if ours and ours in text:
-        text = text.replace(ours, "", 1)
-    rest = text.encode("utf-8")
-    for key, value in entries:
-        if trusted_hash(rest, key) not in (None, value):
-            raise AgentguardError("%s already trusts another hook at agentguard's place (%s); remove that "
-                                  "[hooks.state] entry and run agentguard install again"
-                                  % (os.path.join(codex_home(), "config.toml"), safe(key, 200)))
-    block = trust_block([(key, value) for key, value in entries if trusted_hash(rest, key) is None])
-    if not text:
-        block = block.lstrip("\n")
-    sep = "" if not text or text.endswith("\n") else "\n"
-    new = (text + sep + block).encode("utf-8")
-    if any(trusted_hash(new, key) != value for key, value in entries):
-        raise AgentguardError("%s could not be given agentguard's hook trust entries safely; run "
-                              "codex once with --dangerously-bypass-hook-trust or trust the hooks in codex"
-                              % os.path.join(codex_home(), "config.toml"))
-    return new, sep + block
-
-
-def remove_trust(config_bytes, block):
-    """``config_bytes`` without the ``block`` install appended (None when it is no longer there)."""
-    text = (config_bytes or b"").decode("utf-8", "replace")
-    if not block or block not in text:
-        return None
-    return text.replace(block, "", 1).encode("utf-8")
-
-
-def found_trust(config_bytes, entries):
-    """{"block", "created"} of the block that trusts ``entries`` in ``config_bytes`` exactly as install
-    writes it (``created``: it is the whole file), or None: how agentguard's trust entries are
-    recognised when no record names them."""
-    if not entries or config_bytes is None:
-        return None
-    text = config_bytes.decode("utf-8", "replace")
-    block = trust_block(entries)
-    for candidate in (block, block.lstrip("\n")):
-        if candidate in text:
-            return {"block": candidate, "created": text == candidate.lstrip("\n")}
-    return None
-
-
-def codex_project_trusted(top):
-    """True/False: Codex's config.toml marks ``top`` as a trusted project (None: unreadable)."""
-    try:
-        with open(os.path.join(codex_home(), "config.toml"), "rb") as fh:
-            data = tomllib.loads(fh.read(1 << 20).decode("utf-8"))
-    except FileNotFoundError:
-        return False
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    projects = data.get("projects") or {}
-    for path in {top, os.path.realpath(top)}:
-        entry = projects.get(path)
-        if isinstance(entry, dict) and entry.get("trust_level") == "trusted":
-            return True
-    return False
-
-
 # -- which harnesses a plain install sets up ------------------------------------------------------
-def home_path(*parts):
-    return os.path.join(os.path.expanduser("~"), *parts)
-
-
-def _config_home(*parts):
-    return os.path.join(os.environ.get("XDG_CONFIG_HOME") or home_path(".config"), *parts)
-
-
 def in_use_signs(harness, top):
     """Where ``harness`` shows it is used here: its folder in the repository, its user-level
-    configuration, or its binary (named as the harness is) on PATH. pi, Hermes and gptme, whose
+    configuration, or its binary (named as the harness is) on PATH. The plugin harnesses, whose
     folders every plain install writes, count only by their configuration or binary."""
-    repo, user = {
-        "pi": ([], [home_path(".pi")]),
-        "hermes": ([], [os.environ.get("HERMES_HOME") or home_path(".hermes")]),
-        "gptme": ([], [_config_home("gptme")]),
-        "claude": ([".claude"], [home_path(".claude"), home_path(".claude.json")]),
-        "codex": ([".codex"], [codex_home()]),
-        "gemini": ([".gemini"], [home_path(".gemini")]),
-        "opencode": ([".opencode", "opencode.json", "opencode.jsonc"], [_config_home("opencode")]),
-        "copilot": ([".github/hooks", ".github/copilot"], [os.environ.get("COPILOT_HOME") or home_path(".copilot")]),
-    }[harness]
-    found = [rel for rel in repo if os.path.lexists(os.path.join(top, rel))]
-    found += [path for path in user if os.path.lexists(path)]
+    described = RUNTIME[harness]
+    found = [rel for rel in described.repo_signs if os.path.lexists(os.path.join(top, rel))]
+    found += [path for path in described.user_signs(os.environ) if os.path.lexists(path)]
     if shutil.which(harness):
         found.append("%s on PATH" % harness)
     return found

@@ -17,7 +17,8 @@ from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode,
                     read_regular, remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
 from .repo import branch_refs, discover, remote_head_branches
-from . import gitoptions
+from . import gitoptions, hookcommand
+from .harnessinstall import gptme
 from ..hooks.outcome.store import DIR as OUTCOME_DIR
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
@@ -94,14 +95,14 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
         want(target, script, HOOK_MODE, note)
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
     want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
-    want(os.path.join(home, harness_mod.HOOK_FILE), harness_mod.hook_script().encode(), HOOK_MODE)
-    tracked = set() if shared else gitexclude.tracked(info, [adapters.GPTME_TOML])
+    want(os.path.join(home, hookcommand.HOOK_FILE), hookcommand.hook_script().encode(), HOOK_MODE)
+    tracked = set() if shared else gitexclude.tracked(info, [gptme.GPTME_TOML])
     adapter_record, toml_record = _plan_adapters(plan, previous, harnesses, want, tracked)
     settings_record, trust_record, skipped = settingsplan.plan_settings(info, harnesses, previous, want, shared,
                                                                         changing(plan))
-    if "gptme" in harnesses and adapters.GPTME_TOML in tracked and \
-            not adapters.gptme_enabled(read_regular(contained(info.top, adapters.GPTME_TOML))):
-        skipped["gptme"] = adapters.GPTME_TOML
+    if "gptme" in harnesses and gptme.GPTME_TOML in tracked and \
+            not gptme.gptme_enabled(read_regular(contained(info.top, gptme.GPTME_TOML))):
+        skipped["gptme"] = gptme.GPTME_TOML
     plan.warnings += ["%s; %s" % settingsplan.left_alone(harness, rel) for harness, rel in sorted(skipped.items())]
     if transport:
         want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
@@ -139,7 +140,7 @@ def _excluded(info, record):
         rels.update(r for r, s in (rec.get("settings") or {}).items()
                     if isinstance(s, dict) and s.get("original") is None)
         if isinstance(rec.get("gptme_toml"), dict) and rec["gptme_toml"].get("original") is None:
-            rels.add(adapters.GPTME_TOML)
+            rels.add(gptme.GPTME_TOML)
     return sorted(rels - gitexclude.tracked(info, sorted(rels)))
 
 
@@ -218,18 +219,18 @@ def _plan_adapters(plan, previous, harnesses, want, tracked=frozenset()):
         record[rel] = sha256_bytes(data)
     toml_record = None
     if "gptme" in harnesses:
-        target = contained(info.top, adapters.GPTME_TOML)
+        target = contained(info.top, gptme.GPTME_TOML)
         current = read_regular(target)
         old = previous.get("gptme_toml")
         # the file as install creates it, with no record of that install (lost): install's own
-        lost = not old and current == adapters.merge_gptme_toml(None) and \
-            adapters.GPTME_TOML not in gitexclude.tracked(info, [adapters.GPTME_TOML])
+        lost = not old and current == gptme.merge_gptme_toml(None) and \
+            gptme.GPTME_TOML not in gitexclude.tracked(info, [gptme.GPTME_TOML])
         if old and current is not None and sha256_bytes(current) == old.get("sha256"):
             original = base64.b64decode(old["original"]) if old.get("original") is not None else None
         else:
             original = None if lost else current
-        merged = adapters.merge_gptme_toml(current if current is not None else None)
-        if adapters.GPTME_TOML in tracked and merged != current:
+        merged = gptme.merge_gptme_toml(current if current is not None else None)
+        if gptme.GPTME_TOML in tracked and merged != current:
             return record, None  # the team's file: left alone (plan_install says so)
         if current is not None and merged == current and not old and not lost:
             pass  # the user enabled it already; nothing to restore later
@@ -415,7 +416,7 @@ def _remove_runtime(info, done):
         found = os.path.lexists(os.path.join(home, name)) or found
         shutil.rmtree(os.path.join(home, name), ignore_errors=True)
     # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
-    for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", harness_mod.HOOK_FILE,
+    for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", hookcommand.HOOK_FILE,
                  TEMPLATE_MARK):
         try:
             os.unlink(os.path.join(home, name))
@@ -524,7 +525,7 @@ def _uninstall_adapters(info, record, done, warnings):
         done.append("removed %s" % rel)
     toml = record.get("gptme_toml")
     if toml:
-        found = read_contained(info.top, adapters.GPTME_TOML, warnings)
+        found = read_contained(info.top, gptme.GPTME_TOML, warnings)
         if found is None:
             return
         path, data = found

@@ -12,6 +12,7 @@ import os
 
 from . import adapters, harnesses as H
 from .errors import AgentguardError
+from .harnessinstall import codex, gptme
 from .fsops import parents, read_contained, read_regular, sha256_bytes
 from .gitexclude import tracked
 
@@ -28,13 +29,13 @@ def worktree_record(info, agentguard_bin, warnings):
             record["adapters"][rel] = sha256_bytes(data)
         else:
             left.append("%s (not as this agentguard writes it)" % rel)
-    fresh = adapters.merge_gptme_toml(None)
-    found = read_contained(info.top, adapters.GPTME_TOML, warnings)
-    if found is not None and found[1] is not None and adapters.GPTME_TOML not in tracked(info, [adapters.GPTME_TOML]):
+    fresh = gptme.merge_gptme_toml(None)
+    found = read_contained(info.top, gptme.GPTME_TOML, warnings)
+    if found is not None and found[1] is not None and gptme.GPTME_TOML not in tracked(info, [gptme.GPTME_TOML]):
         if found[1] == fresh:
             record["gptme_toml"] = {"original": None, "sha256": sha256_bytes(fresh)}
-        elif adapters.gptme_enabled(found[1]):
-            left.append("%s (its agentguard plugin entries)" % adapters.GPTME_TOML)
+        elif gptme.gptme_enabled(found[1]):
+            left.append("%s (its agentguard plugin entries)" % gptme.GPTME_TOML)
     for harness in H.SETTINGS_HARNESSES:
         for rel in sorted({H.settings_rel(harness, shared=True), H.settings_rel(harness)}):
             found = read_contained(info.top, rel, warnings)
@@ -46,19 +47,19 @@ def worktree_record(info, agentguard_bin, warnings):
             if harness == "codex":
                 _codex_trust(found[0], found[1], record, left)
     record["created_dirs"] = sorted({parent for rel in list(record["adapters"]) + list(record["settings"])
-                                     + [adapters.GPTME_TOML] for parent in parents(rel)})
+                                     + [gptme.GPTME_TOML] for parent in parents(rel)})
     return record, left
 
 
 def _codex_trust(path, data, record, left):
-    config = os.path.join(H.codex_home(), "config.toml")
-    entries = H.codex_trust_for(path, data)
+    config = os.path.join(codex.codex_home(os.environ), "config.toml")
+    entries = codex.codex_trust_for(path, H.placed_groups(data, "codex"))
     try:
         current = read_regular(config)
     except AgentguardError:
         current = None
-    found = H.found_trust(current, entries)
+    found = codex.found_trust(current, entries)
     if found:
         record["codex_trust"] = dict(found, config=config, created_dir=None)
-    elif any(H.trusted_hash(current, key) == value for key, value in entries):
+    elif any(codex.trusted_hash(current, key) == value for key, value in entries):
         left.append("the trust entries for agentguard's hook in %s ([hooks.state])" % config)

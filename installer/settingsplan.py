@@ -8,6 +8,7 @@ import os
 
 from . import gitexclude, harnesses as H
 from .errors import AgentguardError
+from .harnessinstall import codex
 from .fsops import atomic_write, contained, file_mode, read_contained, read_regular, sha256_bytes
 
 
@@ -105,13 +106,13 @@ def plan_codex_trust(info, previous, settings_record, want):
     current_hooks = read_regular(target)
     planned = current_hooks if current_hooks is not None and sha256_bytes(current_hooks) == merged_hash \
         else H.merge_settings(current_hooks, "codex")
-    entries = H.codex_trust_for(target, planned)
-    config = os.path.join(H.codex_home(), "config.toml")
+    entries = codex.codex_trust_for(target, H.placed_groups(planned, "codex"))
+    config = os.path.join(codex.codex_home(os.environ), "config.toml")
     old = previous.get("codex_trust") or {}
     current = read_regular(config)
     ours = old.get("block") if old.get("config") == config else None
     try:
-        new, block = H.add_trust(current, entries, ours)
+        new, block = codex.add_trust(current, entries, ours)
     except UnicodeDecodeError:
         raise AgentguardError("%s is not UTF-8 text; agentguard cannot record its hook's trust there" % config)
     created = old.get("created") if ours else current is None
@@ -119,7 +120,7 @@ def plan_codex_trust(info, previous, settings_record, want):
         if ours and current is not None and ours in current.decode("utf-8", "replace"):
             want(config, current, file_mode(config))  # still ours, as written (no write)
             return dict(old)
-        found = None if ours else H.found_trust(current, entries)  # an install whose record was lost
+        found = None if ours else codex.found_trust(current, entries)  # an install whose record was lost
         if found:
             want(config, current, file_mode(config))
             return dict(found, config=config, keys=[key for key, _ in entries], created_dir=None)
@@ -184,7 +185,7 @@ def uninstall_codex_trust(record, done, warnings):
         return
     if data is None:
         return
-    new = H.remove_trust(data, block)
+    new = codex.remove_trust(data, block)
     if new is None:
         warnings.append("%s no longer holds agentguard's hook trust entry as install wrote it; check "
                         "[hooks.state] there by hand" % config)

@@ -15,10 +15,11 @@ from typing import Optional
 from . import manifest
 from .errors import AgentguardError
 from .gitenv import git
+from .harnessinstall import registry
 from .repo import discover
 
 # the manifest keys that describe one work tree's files (everything else is shared)
-KEYS = ("top", "harnesses", "adapters", "gptme_toml", "settings", "codex_trust", "created_dirs", "skipped")
+KEYS = ("top", "harnesses", "adapters", "settings", "created_dirs", "skipped") + registry.record_keys()
 MAP = "worktrees"
 
 
@@ -120,9 +121,9 @@ def _owned(previous, top, plan_owned):
     """install's ``owned`` table (path -> [sha256, mode], what the after-check restores) after an
     install in the work tree ``top``: what it wrote now, and the adapter and settings files the
     installs in the other worktrees wrote."""
-    from .adapters import ALL_PATHS, GPTME_TOML
+    from .adapters import ALL_PATHS
     from .harnesses import settings_rels
-    rels = ALL_PATHS + (GPTME_TOML,) + settings_rels()
+    rels = ALL_PATHS + registry.merged_files() + settings_rels()
     kept = {}
     for path, value in (previous.get("owned") or {}).items():
         if not isinstance(path, str) or path in plan_owned:
@@ -175,7 +176,7 @@ def live(info):
 
 def places(info, record):
     """Every worktree the manifest records, linked ones first (in name order), then the main one:
-    an uninstall in that order takes Codex's trust blocks out last-in first-out."""
+    an uninstall in that order takes the trust blocks install appended outside them out last-in first-out."""
     found, _ = live(info)
     out = []
     for key in sorted(record.get(MAP) or {}):

@@ -33,7 +33,7 @@ def hook(repo, harness, payload, cwd=None):
 def after_hook(repo, harness, payload, event=None, cwd=None):
     """Run the post-call hook command as install wrote it for ``event`` (default: the harness's first
     post-call event), the payload as that harness sends it. Returns (process, what the model reads)."""
-    from agentguard.hooks.analyser.harnesshook import PROTOCOLS
+    from agentguard.hooks.harness.hook import PROTOCOLS
     event = event or PROTOCOLS[harness].post[0]
     payload = dict(payload, cwd=cwd or repo.path)
     if harness in ("claude", "codex", "gemini"):

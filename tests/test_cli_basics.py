@@ -158,7 +158,7 @@ def test_options_after_the_command_are_the_commands_own(guarded):
 
 
 def test_messages_say_how_to_install_as_the_readme_does():
-    from agentguard.hooks.analyser.harnesshook import not_installed
+    from agentguard.hooks.harness.hook import not_installed
     from agentguard.installer import adapters
     told = not_installed("claude")
     assert "pip install ." in told and "pipx install ." in told

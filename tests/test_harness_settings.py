@@ -12,7 +12,8 @@ import sys
 
 import pytest
 
-from agentguard.installer import harnesses as H
+from agentguard.installer import harnesses as H, hookcommand
+from agentguard.installer.harnessinstall import codex, copilot
 from harnesscalls import CALLS, WRITES, after_hook, hook
 from helpers import need, snapshot, doctor_checks
 
@@ -87,7 +88,7 @@ def test_the_involves_pattern_as_grep_reads_it_covers_the_analysers():
     """The shell fallback's ERE is the analyser's INVOLVES without word boundaries: it must match
     every text INVOLVES matches (it may match more)."""
     from agentguard.hooks.analyser.constructs import INVOLVES
-    script = H.hook_script()
+    script = hookcommand.hook_script()
     ere = script.split('grep -Eiq "', 1)[1].split('" <<', 1)[0]
     texts = ["git push", "/usr/bin/git-receive-pack", "cat .git/config", "x .pi/extensions y", "a .pi\\b",
              "core.hooksPath", "AGENTGUARD", ".claude/settings.json", ".github/hooks/x.json", ".github\\copilot",
@@ -102,7 +103,7 @@ def test_the_involves_pattern_as_grep_reads_it_covers_the_analysers():
 def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_path):
     repo, _ = guarded
     script = tmp_path / "hook.sh"
-    script.write_text("#!/bin/sh\n" + H.hook_script())
+    script.write_text("#!/bin/sh\n" + hookcommand.hook_script())
     need("shellcheck", shutil.which("shellcheck"))
     need("node", shutil.which("node"))
     proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
@@ -133,20 +134,21 @@ def test_payloads_that_are_not_tool_calls(guarded):
 
 
 def test_the_runtime_gives_up_before_the_harness_does(guarded, monkeypatch):
-    """A decision that hangs ends at harnesshook.TIMEOUT in a block (the harness's own timeout,
+    """A decision that hangs ends at hook.TIMEOUT in a block (the harness's own timeout,
     longer, would allow)."""
     import io
     import time
-    from agentguard.hooks.analyser import decision, harnesshook
-    monkeypatch.setattr(harnesshook, "TIMEOUT", 1)
+    from agentguard.hooks.analyser import decision
+    from agentguard.hooks.harness import hook
+    monkeypatch.setattr(hook, "TIMEOUT", 1)
     monkeypatch.setattr(decision, "analyse", lambda **kw: time.sleep(30))
     err = io.StringIO()
     started = time.monotonic()
     payload = json.dumps(CALLS["codex"]("git push origin HEAD:main")).encode()
-    assert harnesshook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=err) == 2
+    assert hook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=err) == 2
     assert time.monotonic() - started < 5 and "timed out" in err.getvalue()
     payload = json.dumps(CALLS["codex"]("ls")).encode()
-    assert harnesshook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=io.StringIO()) == 0
+    assert hook.main("codex", stdin=io.BytesIO(payload), out=io.StringIO(), err=io.StringIO()) == 0
 
 
 # -- after the call: the after-check, told in each harness's post-hook terms -------------------------
@@ -160,7 +162,7 @@ READS = {
 
 
 def post_events(harness):
-    from agentguard.hooks.analyser.harnesshook import PROTOCOLS
+    from agentguard.hooks.harness.hook import PROTOCOLS
     return PROTOCOLS[harness].post
 
 
@@ -214,12 +216,12 @@ def test_after_the_call_a_broken_runtime_is_told_to_the_model_and_blocks_nothing
 
 
 def test_after_main_never_fails_silently(guarded, monkeypatch):
-    """In the runtime: an after-check that hangs ends at harnesshook.TIMEOUT with the model told; one
+    """In the runtime: an after-check that hangs ends at hook.TIMEOUT with the model told; one
     that raises is told too; a payload that is not JSON still gets the check (in the hook's own
     directory); read-only tools are skipped without a look; the engine is not asked twice."""
     import io
     import time
-    from agentguard.hooks.analyser import harnesshook
+    from agentguard.hooks.harness import hook
     from agentguard.hooks.outcome import after
 
     repo, _ = guarded
@@ -228,10 +230,10 @@ def test_after_main_never_fails_silently(guarded, monkeypatch):
 
     def answer(harness, data):
         out, err = io.StringIO(), io.StringIO()
-        status = harnesshook.after_main(harness, stdin=io.BytesIO(data), out=out, err=err)
+        status = hook.after_main(harness, stdin=io.BytesIO(data), out=out, err=err)
         return status, out.getvalue(), err.getvalue()
 
-    monkeypatch.setattr(harnesshook, "TIMEOUT", 1)
+    monkeypatch.setattr(hook, "TIMEOUT", 1)
     monkeypatch.setattr(after, "run", lambda cwd: calls.append(cwd) or time.sleep(30))
     started = time.monotonic()
     status, out, _ = answer("codex", json.dumps(dict(CALLS["codex"]("ls"), cwd=repo.path)).encode())
@@ -258,11 +260,11 @@ def test_after_main_never_fails_silently(guarded, monkeypatch):
 
 
 def test_the_after_path_does_not_load_the_analyser():
-    """The after-check runs after every call: harnesshook itself imports no analyser (check.py, the
+    """The after-check runs after every call: the harness hook (harness/hook.py) imports no analyser (check.py, the
     entry point, is the runtime's own business)."""
-    code = ("import sys; import agentguard.hooks.analyser.harnesshook; "
+    code = ("import sys; import agentguard.hooks.harness.hook; "
             "print(sorted(m for m in sys.modules if m.startswith('agentguard.hooks') and 'analyse' in m "
-            "and not m.endswith(('analyser', 'harnesshook'))))")
+            "and not m.endswith('analyser')))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 
@@ -313,7 +315,7 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
     legacy = [] if existing else ["file"]
     legacy += ([] if "hooks" in data else ["hooks"]) + ([] if pre in data.get("hooks", {}) else ["event"])
     data.setdefault("hooks", {}).setdefault(pre, []).append(H.settings_group(harness))
-    before = H._dump(data, original)
+    before = hookcommand.dump_json(data, original)
     assert not H.hooked(before, harness) and H.missing_events(before, harness) == H.events(harness)[1:]
     upgraded = H.merge_settings(before, harness)
     assert H.hooked(upgraded, harness)
@@ -324,7 +326,7 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
 
 
 def test_copilot_hook_file_runs_the_after_check_after_every_call():
-    data = json.loads(H.copilot_hooks())
+    data = json.loads(copilot.hooks_file())
     assert sorted(data["hooks"]) == ["postToolUse", "postToolUseFailure", "preToolUse"]
     assert data["hooks"]["preToolUse"][0]["bash"] == H.hook_command("copilot")
     for event in ("postToolUse", "postToolUseFailure"):
@@ -351,28 +353,29 @@ def test_an_older_agentguard_group_is_replaced_in_place():
 
 def test_codex_trust_entry_is_added_and_taken_out_byte_for_byte():
     config = b'model = "o3"\n# my comment\n[projects."/x"]\ntrust_level = "trusted"\n'
-    key, value = H.codex_trust("/r/.codex/hooks.json", (0, 0))
-    post = H.codex_trust("/r/.codex/hooks.json", (1, 0), "PostToolUse")
+    key, value = codex.codex_trust("/r/.codex/hooks.json", (0, 0), H.settings_group("codex"))
+    post = codex.codex_trust("/r/.codex/hooks.json", (1, 0), H.settings_group("codex", "PostToolUse"), "PostToolUse")
     assert post[0] == "/r/.codex/hooks.json:post_tool_use:1:0" and post[1] != value
-    new, block = H.add_trust(config, [(key, value), post])
-    assert new.startswith(config) and H.trusted_hash(new, key) == value and H.trusted_hash(new, post[0]) == post[1]
-    assert H.add_trust(new, [(key, value), post], block) == (new, None)
-    assert H.remove_trust(new, block) == config
-    alone, block2 = H.add_trust(None, [(key, value)])
-    assert H.remove_trust(alone, block2) == b""
+    new, block = codex.add_trust(config, [(key, value), post])
+    assert new.startswith(config) and codex.trusted_hash(new, key) == value
+    assert codex.trusted_hash(new, post[0]) == post[1]
+    assert codex.add_trust(new, [(key, value), post], block) == (new, None)
+    assert codex.remove_trust(new, block) == config
+    alone, block2 = codex.add_trust(None, [(key, value)])
+    assert codex.remove_trust(alone, block2) == b""
     # an install from before the after-check trusted the pre-call hook only: its block is replaced
-    both, block3 = H.add_trust(alone, [(key, value), post], block2)
-    assert H.trusted_hash(both, post[0]) == post[1] and H.remove_trust(both, block3) == b""
+    both, block3 = codex.add_trust(alone, [(key, value), post], block2)
+    assert codex.trusted_hash(both, post[0]) == post[1] and codex.remove_trust(both, block3) == b""
     # the user trusted our pre-call hook already: only the post-call entry is added (TOML allows no
     # table twice), and only it is taken out again
     mine = config + trust_table(key, value)
-    added, block4 = H.add_trust(mine, [(key, value), post])
-    assert key not in block4 and post[0] in block4 and H.remove_trust(added, block4) == mine
+    added, block4 = codex.add_trust(mine, [(key, value), post])
+    assert key not in block4 and post[0] in block4 and codex.remove_trust(added, block4) == mine
     from agentguard.installer.errors import AgentguardError
     with pytest.raises(AgentguardError):
-        H.add_trust(config + b'[hooks.state."%s"]\ntrusted_hash = "sha256:00"\n' % key.encode(), [(key, value)])
-    odd, _ = H.add_trust(None, [('/a "quoted" \\ path:pre_tool_use:0:0', value)])
-    assert H.trusted_hash(odd, '/a "quoted" \\ path:pre_tool_use:0:0') == value
+        codex.add_trust(config + b'[hooks.state."%s"]\ntrusted_hash = "sha256:00"\n' % key.encode(), [(key, value)])
+    odd, _ = codex.add_trust(None, [('/a "quoted" \\ path:pre_tool_use:0:0', value)])
+    assert codex.trusted_hash(odd, '/a "quoted" \\ path:pre_tool_use:0:0') == value
 
 
 def trust_table(key, value):
@@ -408,8 +411,8 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
     assert len(settings["hooks"]["PreToolUse"]) == 2
     hooks_json = os.path.realpath(os.path.join(repo.path, ".codex", "hooks.json"))
     for event in ("PreToolUse", "PostToolUse"):  # each of the two hooks has its trust entry
-        key, value = H.codex_trust(hooks_json, (0, 0), event)
-        assert H.trusted_hash((home / ".codex" / "config.toml").read_bytes(), key) == value
+        key, value = codex.codex_trust(hooks_json, (0, 0), H.settings_group("codex", event), event)
+        assert codex.trusted_hash((home / ".codex" / "config.toml").read_bytes(), key) == value
     assert "nothing changed" in repo.agentguard("install", "--harness", "all").stdout
     repo.agentguard("uninstall")
     after = snapshot(repo.path)

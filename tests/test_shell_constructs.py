@@ -214,7 +214,7 @@ def test_an_analysis_that_times_out_refuses_what_could_involve_git(guarded):
 
 
 def test_the_timeout_fallback_keeps_harmless_calls(guarded):
-    from agentguard.hooks.analyser.harnesshook import _fallback
+    from agentguard.hooks.harness.hook import _fallback
     repo, bare = guarded
     for text, refused in (("ls -la", False), ("make test && pytest -q", False), ("g''it push", True),
                           ("g\\it send-pack x", True), ("$X send-pack", True), ("echo $'\\x67it'", True)):

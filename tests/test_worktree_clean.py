@@ -14,7 +14,7 @@ import pytest
 from helpers import Git, tree_snapshot, doctor_report
 from test_worktrees import failures, installed_files
 
-from agentguard.installer import gitexclude, harnesses as H
+from agentguard.installer import gitexclude, harnesses as H, hookcommand
 
 BEGIN = gitexclude.BEGIN
 
@@ -232,7 +232,7 @@ def test_the_short_command_fails_closed_without_its_script(make_repo, harness, p
     dir the settings entry still refuses (exit 2, or the harness's JSON deny) before the call."""
     repo, _ = make_repo(install=False)
     repo.agentguard("install", "--harness", harness)
-    os.unlink(os.path.join(repo.path, ".git", "agentguard", H.HOOK_FILE))
+    os.unlink(os.path.join(repo.path, ".git", "agentguard", hookcommand.HOOK_FILE))
     command = H.hook_command(harness)
     proc = subprocess.run(["sh", "-c", command], cwd=repo.path, env=repo.env, input=json.dumps(payload),
                           capture_output=True, text=True, timeout=60)
@@ -240,7 +240,7 @@ def test_the_short_command_fails_closed_without_its_script(make_repo, harness, p
         "permissionDecision") == "deny"
     assert denied and "agentguard install" in proc.stdout + proc.stderr, (proc.returncode, proc.stdout, proc.stderr)
     checks, proc = doctor_report(repo)
-    assert checks["runtime.files"]["status"] == "fail" and H.HOOK_FILE in checks["runtime.files"]["summary"]
+    assert checks["runtime.files"]["status"] == "fail" and hookcommand.HOOK_FILE in checks["runtime.files"]["summary"]
 
 
 def test_a_clone_of_a_team_that_committed_the_adapters_runs_one_hook(make_repo, tmp_path):

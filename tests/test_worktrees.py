@@ -10,6 +10,7 @@ import time
 from helpers import Git, agentguard, assert_refused_and_kept, refused, state, tree_snapshot, doctor_report
 
 from agentguard.installer import adapters, harnesses
+from agentguard.installer.harnessinstall import gptme
 
 ZERO = "0" * 40
 SETTINGS = harnesses.settings_rels()  # every place install may merge a hook into
@@ -27,7 +28,7 @@ def failures(checks):
 def installed_files(top):
     """{relative path: (mode, bytes)} of every adapter and settings file install may write in ``top``."""
     out = {}
-    for rel in adapters.ALL_PATHS + (adapters.GPTME_TOML,) + SETTINGS:
+    for rel in adapters.ALL_PATHS + (gptme.GPTME_TOML,) + SETTINGS:
         path = os.path.join(top, rel)
         if os.path.lexists(path):
             out[rel] = (stat.S_IMODE(os.lstat(path).st_mode), open(path, "rb").read())
@@ -51,7 +52,7 @@ def test_worktree_add_gets_the_adapters_install_writes(make_repo, tmp_path):
     repo, _ = make_repo(install=False)
     repo.agentguard("install", "--harness", "all")
     main_files = installed_files(repo.path)
-    assert set(main_files) >= set(adapters.ALL_PATHS) | set(WRITTEN) | {adapters.GPTME_TOML}
+    assert set(main_files) >= set(adapters.ALL_PATHS) | set(WRITTEN) | {gptme.GPTME_TOML}
     proc = add_worktree(repo, tmp_path / "wt1", "-b", "agent1")
     assert proc.returncode == 0, proc.stderr
     assert "agentguard" not in proc.stderr  # silent when it works

@@ -18,6 +18,7 @@ from .shellparse import (DYN, RESERVED, FuncDef, ParseError, Pipeline, Seq, Simp
                          literal_word, parse, text_of)
 from ..bypass import env_skips_hooks
 from ..guardpaths import bytecode_cache, inside, real
+from ..harness import registry
 from ..rules import Block
 
 SKIP_WHOLE = {"for", "select", "case", "esac"}
@@ -700,9 +701,8 @@ class Analyser:
         constructs.code_variable(self, name, value, state)
 
 
-GUARD_TEXT = re.compile(r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)|hookspath|\.agentguard\.toml|"
-                        r"gptme(\.local)?\.toml|\.pi[/\\](extensions|settings)|\.hermes[/\\]plugins|"
-                        r"\.gptme[/\\](plugins|verify)", re.I)
+GUARD_TEXT = re.compile("|".join([r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)", "hookspath",
+                                  r"\.agentguard\.toml"] + registry.code_text()), re.I)
 RUNS_PROCESS = re.compile(r"subprocess|os\.system|popen|spawn|exec|system\s*\(|`|child_process|Process|run\(")
 
 

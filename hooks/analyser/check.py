@@ -3,7 +3,7 @@
     check [--cwd DIR] [--json] COMMAND      a shell command an agent is about to run
     check [--cwd DIR] [--json] --write PATH  a file an agent's file tool is about to write
     check --hook HARNESS                     one tool call as HARNESS's hook hands it over (stdin);
-                                             exit 0 allow, 2 block (see harnesshook)
+                                             exit 0 allow, 2 block (see harness/hook.py)
     check --after [--cwd DIR] [--json]       after a tool call: undo what it did to the guard
                                              (exit 0 nothing to undo, 3 undone, 1 not all undone)
     check --after --hook HARNESS             the same, answered in HARNESS's post-tool-call terms
@@ -85,7 +85,7 @@ def main(argv, out=None):
     for key in os.environ.keys() - scrubbed_env().keys():
         del os.environ[key]
     if hook is not None:
-        from .harnesshook import main as hook_main, after_main
+        from ..harness.hook import main as hook_main, after_main
         return after_main(hook) if after else hook_main(hook)
     if after:
         from ..outcome.after import run

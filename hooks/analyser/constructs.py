@@ -11,12 +11,14 @@ import re
 import stat
 
 from .shellparse import DYN, RESERVED, Parser, Simple, Word, iter_simple, text_of
+from ..harness import registry
 from ..rules import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
-INVOLVES = re.compile(r"\bgit\b|\bgit-|\.git\b|hookspath|agentguard|\.pi[/\\]|\.hermes|\.gptme|gptme\.toml|"
-                      r"packed-refs|refs/heads|husky|pre-commit|update-ref|\.claude|\.codex|\.gemini|"
-                      r"\.opencode|opencode\.json|\.github[/\\](hooks|copilot)|\.copilot|disableAllHooks", re.I)
+# Each harness names its own files (``harness/<name>.py``).
+INVOLVES = re.compile("|".join([r"\bgit\b", r"\bgit-", r"\.git\b", "hookspath", "agentguard"] + registry.involves()
+                               + ["packed-refs", "refs/heads", "husky", "pre-commit", "update-ref", "disableAllHooks"]),
+                      re.I)
 
 # Besides INVOLVES: git's own programs and plumbing that write refs.
 PLUMBING = re.compile(r"send-pack|receive-pack|upload-pack|fetch-pack|update-ref|symbolic-ref|hooks", re.I)

@@ -1,4 +1,4 @@
-"""The decision ``agentguard check`` and the harness hooks (``harnesshook``) both ask for: does this command or
+"""The decision ``agentguard check`` and the harness hooks (``harness/hook.py``) both ask for: does this command or
 write run, and the guard's state recorded before it does for ``check --after``."""
 import os
 

@@ -8,11 +8,12 @@ import os
 import stat
 
 from .. import gitio, guardconfig, guardpaths
+from ..harness import registry
 from ..policy import PolicyError, load_snapshot
 from . import store
 
 SKIP_IN_HOME = ("audit.jsonl", "lock", store.DIR)  # what changes on its own: the log, the lock, these records
-NOT_WATCHED = (".claude.json",)  # written by the harness itself all the time (not by tool calls)
+NOT_WATCHED = registry.not_watched()  # written by the harness itself all the time (not by tool calls)
 MAX_FILES = 3000
 
 

@@ -1,15 +1,13 @@
 """Harness adapters: each adapter install wrote is in place and unmodified, and its harness will load
-it (``ENABLED``: per harness, what that harness itself reads); in every other worktree too (what
-post-checkout writes there on ``git worktree add``; ``doctor --fix`` writes them again)."""
-import json
-import os
-import re
+it (per harness, what that harness itself reads: its install descriptor's ``enabled``); in every other
+worktree too (what post-checkout writes there on ``git worktree add``; ``doctor --fix`` writes them again)."""
 
 from ...hooks.textsafe import safe
-from .. import adapters, harnesstrust, manifest, settingsplan, worktrees
+from .. import adapters, manifest, settingsplan, worktrees
 from .. import harnesses as harness_mod
 from ..errors import AgentguardError
-from ..fsops import read_contained, read_regular, sha256_bytes
+from ..fsops import read_contained, sha256_bytes
+from ..harnessinstall import registry
 from .base import FIX_ALL, REINSTALL, Repair
 
 
@@ -30,9 +28,9 @@ def check_adapters(ctx):
             ctx.add("adapters." + harness, "fail", "; ".join(problems[:3]), FIX_ALL, repair=REINSTALL)
         else:
             ctx.add("adapters." + harness, "pass", "%s adapter in place and unmodified" % harness)
-        status, summary, fix_ = ENABLED[harness](ctx)
+        status, summary, fix_ = registry.HARNESSES[harness].enabled(ctx)
         if status == "warn" and not harness_mod.in_use_signs(harness, ctx.info.top):
-            # a harness nobody runs here (pi, Hermes, gptme: a plain install writes their adapters for
+            # a harness nobody runs here (the plugin harnesses: a plain install writes their adapters for
             # everyone): what it would need is said, not warned about
             status, fix_ = "pass", None
             summary = "%s is not in use here (no user configuration, not on PATH); once it is: %s" % (harness, summary)
@@ -87,74 +85,11 @@ def _harness_problems(top, harness, rec):
         if missing:
             problems.append("%s does not hold agentguard's %s hook as install wrote it"
                             % (rel, "/".join(missing)))
-        elif harness == "codex":
-            untrusted = harnesstrust.codex_hook_untrusted(path, data)
-            if untrusted:
-                problems.append(untrusted)
-    if harness == "gptme":
-        toml = read_regular(os.path.join(top, adapters.GPTME_TOML))
-        if toml is None or not adapters.gptme_enabled(toml):
-            problems.append("gptme.toml does not enable the plugin ([plugins] paths and enabled)")
-        script = os.path.join(top, ".gptme", "verify-completion.sh")
-        if os.path.exists(script) and not os.access(script, os.X_OK):
-            problems.append(".gptme/verify-completion.sh is not executable (gptme skips it)")
+        else:
+            problems += registry.HARNESSES[harness].problems(top, path, harness_mod.placed_groups(data, harness))
+    else:
+        problems += registry.HARNESSES[harness].problems(top, None, [])
     return problems
-
-
-def _enabled_pi(ctx):
-    settings = read_regular(os.path.join(ctx.info.top, ".pi", "settings.json"))
-    if settings is not None:
-        try:
-            data = json.loads(settings.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            data = {}
-        listed = data.get("extensions") if isinstance(data, dict) else None
-        if isinstance(listed, list) and any(str(x).lstrip("!").startswith("agentguard") and str(x).startswith("!")
-                                            for x in listed):
-            return ("fail", ".pi/settings.json switches the agentguard extension off",
-                    "remove \"!agentguard.ts\" from extensions in .pi/settings.json")
-    return ("pass", "pi loads .pi/extensions/agentguard.ts when started in this directory (pi 1.x: only "
-            "once the project is trusted: pi --approve, or defaultProjectTrust: \"always\")", None)
-
-
-def _enabled_hermes(ctx):
-    home = os.environ.get("HERMES_HOME") or os.path.expanduser("~/.hermes")
-    env_on = os.environ.get("HERMES_ENABLE_PROJECT_PLUGINS") == "1"
-    dotenv = _read_text(os.path.join(home, ".env"))
-    env_on = env_on or bool(re.search(r"^\s*(export\s+)?HERMES_ENABLE_PROJECT_PLUGINS\s*=\s*['\"]?1", dotenv, re.M))
-    config = _read_text(os.path.join(home, "config.yaml"))
-    listed = bool(re.search(r"enabled:[^\n]*agentguard|enabled:\s*\n(\s+-\s*\S+\s*\n)*\s+-\s*['\"]?agentguard", config))
-    if env_on and listed:
-        return ("pass", "Hermes loads the agentguard plugin (project plugins on, listed in plugins.enabled)", None)
-    missing = []
-    if not env_on:
-        missing.append("HERMES_ENABLE_PROJECT_PLUGINS=1 (environment or %s/.env)" % home)
-    if not listed:
-        missing.append("agentguard in plugins.enabled of %s/config.yaml" % home)
-    return ("warn", "Hermes will not load the plugin without %s" % " and ".join(missing),
-            "echo HERMES_ENABLE_PROJECT_PLUGINS=1 >> %s/.env; add 'plugins: {enabled: [agentguard]}' to "
-            "%s/config.yaml" % (home, home))
-
-
-def _enabled_gptme(ctx):
-    if os.environ.get("GPTME_VERIFY_COMPLETION"):
-        return ("warn", "GPTME_VERIFY_COMPLETION is set, so gptme runs it instead of "
-                ".gptme/verify-completion.sh", "unset GPTME_VERIFY_COMPLETION")
-    return ("pass", "gptme loads the plugin from gptme.toml and verifies completion with "
-            ".gptme/verify-completion.sh", None)
-
-
-ENABLED = dict({"pi": _enabled_pi, "hermes": _enabled_hermes, "gptme": _enabled_gptme}, **harnesstrust.ENABLED)
-
-
-
-
-def _read_text(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(1 << 20).decode("utf-8", "replace")
-    except OSError:
-        return ""
 
 
 def _repair_worktrees(doctor):

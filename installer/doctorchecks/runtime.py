@@ -3,7 +3,7 @@ client's doctor and the server's read it alike)."""
 import os
 
 from ...hooks.textsafe import safe
-from .. import harnesses
+from .. import hookcommand
 from ..errors import AgentguardError
 from ..fsops import read_regular, sha256_bytes
 from ..hookscripts import tool_problems
@@ -31,7 +31,7 @@ def runtime_check(info, record, add, fix_, repair=None):
             problems.append("%s is missing" % rel)
         elif sha256_bytes(data) != digest:
             problems.append("%s was modified" % rel)
-    hook = os.path.join(info.ag_home, harnesses.HOOK_FILE)  # what every settings entry runs
+    hook = os.path.join(info.ag_home, hookcommand.HOOK_FILE)  # what every settings entry runs
     owned = (record.get("owned") or {}).get(hook)
     if isinstance(owned, list) and owned:
         try:

@@ -3,14 +3,13 @@ stdin), decided by the analyser and answered in that harness's own terms. ``chec
 HARNESS`` (``after_main``): the after-check once the call ran, from the harness's post-call payload,
 its outcome told to the model the way that harness's post-call hook can (``Protocol.tell``).
 
-Claude Code, Codex and Gemini CLI take exit status 1 as *allow*, so a block is exit 2 with the
-reason on stderr (Gemini and Copilot also get their JSON deny on stdout), except for Claude Code,
-which is given its JSON deny with exit 0: with exit 2 it would show the model the whole hook
-command before the reason. Whatever goes wrong
+Several harnesses take exit status 1 as *allow*, so a block is exit 2 with the reason on stderr,
+unless the harness's ``Protocol.deny`` answers otherwise (a JSON deny on stdout, and its exit
+status; each harness's module says why). Whatever goes wrong
 (a payload that cannot be read, a timeout, a bug) ends in a block when the call involves git or the
 guard's files, and in an allow otherwise.
 
-The payload is untrusted: bounded, parsed once, and only the fields named in ``PROTOCOLS`` are read.
+The payload is untrusted: bounded, parsed once, and only the fields its ``descriptor.Protocol`` names are read.
 The after path imports neither the analyser nor the rules (it runs after every call).
 """
 import json
@@ -19,9 +18,12 @@ import re
 import signal
 import sys
 
+from . import registry
+from .registry import PROTOCOLS
+
 MAX_PAYLOAD = 16 * 1024 * 1024
 TIMEOUT = 10  # seconds; every harness hook is given more (install writes 30), so ours ends first
-# The files an apply_patch / V4A patch touches (Codex, Hermes): each is a write.
+# The files an apply_patch / V4A patch touches (a protocol's ``patches`` tools, a plugin's patch tool): each is a write.
 PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
 COMMAND_KEYS = ("command", "cmd")
 
@@ -45,72 +47,7 @@ def not_installed(harness="{0}"):
 
 def read_tools():
     """Every harness's read-only tools, as a POSIX ERE alternation (the sh hook's not-installed path)."""
-    return "|".join(re.escape(t) for t in sorted({t for p in PROTOCOLS.values() for t in p.reads}))
-
-
-class Protocol:
-    """Where one harness's payload names the tool, its arguments and the working directory, and how
-    its hooks answer. (A plain class: dataclasses and typing cost ~8 ms of imports on every tool call.)"""
-
-    def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None, post=(),
-                 tell=None):
-        self.tool = tool  # key of the tool's name
-        self.args = args  # key of its arguments
-        self.shell = shell  # tool -> argument holding the command
-        self.writes = writes  # tool -> arguments holding target paths
-        self.patches = patches or {}  # tool -> argument holding a patch
-        self.reads = reads  # tools that only read: allowed without a look, no after-check
-        self.workdir = workdir or {}  # tool -> argument naming the directory a command runs in
-        self.deny = deny  # reason -> (JSON for stdout or None, exit status); None: (None, 2)
-        self.post = post  # the harness's post-call hook events, the default first (install hooks each)
-        self.tell = tell  # (reason, event) -> (JSON for stdout, exit status) a post hook gives the
-        # model; None: the reason on stderr, exit 2 (our own OpenCode plugin reads that)
-
-
-def _context(reason, event):
-    """Claude Code (PostToolUse, PostToolUseFailure), Codex (PostToolUse), Gemini CLI (AfterTool): the
-    hook's additionalContext, with exit 0. Claude Code puts it next to the tool result (a
-    system-reminder: "<event>:<tool> hook additional context: ..."), Codex as a developer message
-    next to the call's output, Gemini CLI at the end of the tool result (<hook_context>). The other
-    answers either replace the tool's output (Codex's and Gemini's block and exit 2) or show the
-    model the whole hook command in front of the reason (Claude Code's block and exit 2)."""
-    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": reason}}, 0
-
-
-PROTOCOLS = {
-    "claude": Protocol("tool_name", "tool_input", {"Bash": "command"},
-                       {"Write": ("file_path",), "Edit": ("file_path",), "MultiEdit": ("file_path",),
-                        "NotebookEdit": ("notebook_path",)},
-                       reads=("Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"),
-                       deny=lambda reason: ({"hookSpecificOutput": {
-                           "hookEventName": "PreToolUse", "permissionDecision": "deny",
-                           "permissionDecisionReason": reason}}, 0),
-                       # a call that fails (a command's non-zero exit too) gets PostToolUseFailure
-                       post=("PostToolUse", "PostToolUseFailure"), tell=_context),
-    "codex": Protocol("tool_name", "tool_input", {"Bash": "command", "shell": "command", "local_shell": "command",
-                                                  "exec_command": "cmd"},
-                      {}, {"apply_patch": "command"}, post=("PostToolUse",), tell=_context),
-    "gemini": Protocol("tool_name", "tool_input", {"run_shell_command": "command"},
-                       {"write_file": ("file_path",), "replace": ("file_path",)},
-                       reads=("read_file", "read_many_files", "list_directory", "glob", "search_file_content",
-                              "google_web_search", "web_fetch"),
-                       workdir={"run_shell_command": "dir_path"},
-                       deny=lambda reason: ({"decision": "deny", "reason": reason}, 2),
-                       post=("AfterTool",), tell=_context),
-    "copilot": Protocol("toolName", "toolArgs", {"bash": "command"},
-                        {"create": ("path",), "edit": ("path",), "str_replace_editor": ("path",)},
-                        reads=("view", "glob", "grep", "report_intent", "think"),
-                        deny=lambda reason: ({"permissionDecision": "deny", "permissionDecisionReason": reason}, 2),
-                        # postToolUse runs after a call that succeeded, postToolUseFailure after one that
-                        # failed; both append additionalContext as "Additional guidance from ... hooks"
-                        post=("postToolUse", "postToolUseFailure"),
-                        tell=lambda reason, event: ({"additionalContext": reason}, 0)),
-    "opencode": Protocol("tool", "args", {"bash": "command"},
-                         {"write": ("filePath",), "edit": ("filePath",), "multiedit": ("filePath",)},
-                         {"patch": "patchText", "apply_patch": "patchText"},
-                         reads=("read", "glob", "grep", "list", "webfetch", "todowrite", "todoread"),
-                         workdir={"bash": "workdir"}, post=("tool.execute.after",)),
-}
+    return "|".join(re.escape(t) for t in registry.read_tools())
 
 
 class _Timeout(BaseException):
@@ -139,7 +76,7 @@ def subjects(protocol, payload):
         raise ValueError("the payload is not a JSON object")
     tool = payload.get(protocol.tool)
     args = payload.get(protocol.args)
-    if isinstance(args, str):  # Copilot hands some arguments over as a JSON string
+    if isinstance(args, str):  # some harnesses hand the arguments over as a JSON string
         args = json.loads(args)
     if not isinstance(tool, str) or not isinstance(args, (dict, type(None))):
         raise ValueError("the payload names no tool")
@@ -174,7 +111,7 @@ def _text(value):
 def _command_text(value):
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         import shlex  # only here: the --hook path runs on every tool call
-        return shlex.join(value)  # an argv (Codex's shell tool): as the shell would read it
+        return shlex.join(value)  # an argv (a shell tool that takes one): as the shell would read it
     return _text(value)
 
 
@@ -204,7 +141,7 @@ def call_text(harness, data):
 def decide(harness, data):
     """The Block for the tool call in ``data`` (raw payload bytes), or None to allow; and, whatever the
     decision, the after-check's snapshot of the repository the call runs in."""
-    from .decision import analyse, record_snapshot
+    from ..analyser.decision import analyse, record_snapshot
     protocol = PROTOCOLS[harness]
     payload = json.loads(data.decode("utf-8"))
     found = None
@@ -227,7 +164,7 @@ def _fallback(harness, data, why):
     """The block for a call that could not be decided (a timeout, a bug), when it could involve git or the
     guard's files: each command it runs read as broadly as a command that cannot be parsed (quotes taken
     out, a command name only known when it runs), each file it writes by its path."""
-    from .constructs import INVOLVES, could_involve, names_git
+    from ..analyser.constructs import INVOLVES, could_involve, names_git
     from ..rules import Block
     try:
         found = subjects(PROTOCOLS[harness], json.loads(data.decode("utf-8")))

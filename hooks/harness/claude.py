@@ -1,0 +1,30 @@
+"""Claude Code: a command hook in ``.claude/settings*.json`` before and after each tool call."""
+import os
+
+from .descriptor import Harness, Protocol, context, home
+
+PROTOCOL = Protocol("tool_name", "tool_input", {"Bash": "command"},
+                    {"Write": ("file_path",), "Edit": ("file_path",), "MultiEdit": ("file_path",),
+                     "NotebookEdit": ("notebook_path",)},
+                    reads=("Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"),
+                    # a JSON deny with exit 0: with exit 2 Claude Code would show the model the whole hook
+                    # command before the reason
+                    deny=lambda reason: ({"hookSpecificOutput": {
+                        "hookEventName": "PreToolUse", "permissionDecision": "deny",
+                        "permissionDecisionReason": reason}}, 0),
+                    # a call that fails (a command's non-zero exit too) gets PostToolUseFailure
+                    post=("PostToolUse", "PostToolUseFailure"), tell=context)
+
+
+def _user_files(env):
+    return [os.path.join(home(env), ".claude", "settings*.json"), os.path.join(home(env), ".claude.json")]
+
+
+def _user_signs(env):
+    return [os.path.join(home(env), ".claude"), os.path.join(home(env), ".claude.json")]
+
+
+HARNESS = Harness("claude", "Claude Code", PROTOCOL,
+                  worktree_files=(".claude/settings*.json",), user_files=_user_files,
+                  not_watched=(".claude.json",),  # written by Claude Code itself all the time (not by tool calls)
+                  involves=(r"\.claude",), repo_signs=(".claude",), user_signs=_user_signs)

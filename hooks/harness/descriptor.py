@@ -1,0 +1,71 @@
+"""What the runtime knows about one harness (``Harness``), and how its hook protocol reads a tool
+call and answers (``Protocol``). Plain classes: dataclasses and typing cost ~8 ms of imports on
+every tool call."""
+import os
+
+
+class Protocol:
+    """Where one harness's payload names the tool, its arguments and the working directory, and how
+    its hooks answer."""
+
+    def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None, post=(),
+                 tell=None, unmatched_shell=None):
+        self.tool = tool  # key of the tool's name
+        self.args = args  # key of its arguments
+        self.shell = dict(shell, **(unmatched_shell or {}))  # tool -> argument holding the command
+        self.writes = writes  # tool -> arguments holding target paths
+        self.patches = patches or {}  # tool -> argument holding a patch
+        self.reads = reads  # tools that only read: allowed without a look, no after-check
+        self.workdir = workdir or {}  # tool -> argument naming the directory a command runs in
+        self.deny = deny  # reason -> (JSON for stdout or None, exit status); None: (None, 2)
+        self.post = post  # the harness's post-call hook events, the default first (install hooks each)
+        self.tell = tell  # (reason, event) -> (JSON for stdout, exit status) a post hook gives the
+        # model; None: the reason on stderr, exit 2 (what a plugin of ours that runs the hook reads)
+        # the tools a settings-file matcher names (``unmatched_shell``: payload names of command tools
+        # the harness's matcher does not take, which the check still reads)
+        self.matched = tuple(shell) + tuple(writes) + tuple(self.patches)
+
+
+def context(reason, event):
+    """Claude Code (PostToolUse, PostToolUseFailure), Codex (PostToolUse), Gemini CLI (AfterTool): the
+    hook's additionalContext, with exit 0. Claude Code puts it next to the tool result (a
+    system-reminder: "<event>:<tool> hook additional context: ..."), Codex as a developer message
+    next to the call's output, Gemini CLI at the end of the tool result (<hook_context>). The other
+    answers either replace the tool's output (Codex's and Gemini's block and exit 2) or show the
+    model the whole hook command in front of the reason (Claude Code's block and exit 2)."""
+    return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": reason}}, 0
+
+
+def home(env):
+    """The user's home in the environment ``env``."""
+    return env.get("HOME") or os.path.expanduser("~")
+
+
+def config_home(env):
+    """``$XDG_CONFIG_HOME``, or ``~/.config``."""
+    return env.get("XDG_CONFIG_HOME") or os.path.join(home(env), ".config")
+
+
+def no_paths(env):
+    return []
+
+
+class Harness:
+    """One harness, as the runtime knows it.
+
+    ``protocol``: its hook protocol (None: its adapter is a plugin that runs ``check`` itself).
+    ``worktree_files``: the files and folders in the work tree that hold its adapter or could switch it
+    off or outrank it (relative, ``/``-separated; a ``*`` matches within one component).
+    ``user_files(env)``: its user-level files that can switch its hooks off or stop trusting ours.
+    ``not_watched``: names of those the harness writes itself all the time (the after-check skips them).
+    ``involves``: regex alternatives that name its files (text that involves the guard).
+    ``code_text``: regex alternatives that name its adapter's files in a script's code.
+    ``repo_signs``/``user_signs(env)``: where it shows it is used here (detection; its binary on PATH too).
+    """
+
+    def __init__(self, name, title, protocol=None, worktree_files=(), user_files=no_paths, not_watched=(),
+                 involves=(), code_text=(), repo_signs=(), user_signs=no_paths):
+        self.name, self.title, self.protocol = name, title, protocol
+        self.worktree_files, self.user_files, self.not_watched = worktree_files, user_files, not_watched
+        self.involves, self.code_text = involves, code_text
+        self.repo_signs, self.user_signs = repo_signs, user_signs
