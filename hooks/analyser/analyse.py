@@ -17,8 +17,9 @@ from .gitrules.commands import READ_ONLY_GIT
 from .interpreters import INTERPRETERS, SHELLS, Interpreters
 from .programtext import literal_output, redirected_input
 from .repolookup import RepositoryLookup
-from .shellparse import (DYN, RESERVED, FuncDef, ParseError, Pipeline, Seq, Simple, Subshell, Word, is_assignment,
-                         literal_word, parse, text_of)
+from .shellparse import ParseError, parse
+from .shelltree import (DYN, RESERVED, FuncDef, Pipeline, Seq, Simple, Subshell, Word, is_assignment, literal_word,
+                        text_of)
 from .wrappers import Wrappers
 from .writetargets import MUTATORS, WRITE_REDIRS, WriteTargets
 from ..rules import Block
@@ -273,7 +274,7 @@ class Analyser(RepositoryLookup, Wrappers, Interpreters, WriteTargets, Environme
 
 
 def _is_toplevel_sub(word):
-    from .shellparse import iter_simple
+    from .shelltree import iter_simple
     if word.text.strip(DYN) or len(word.subs) != 1:
         return False
     cmds = list(iter_simple(word.subs[0]))
@@ -282,7 +283,7 @@ def _is_toplevel_sub(word):
 
 def _substitute_current_branch(words, state, analyser):
     """``$(git branch --show-current)`` and friends are the current branch: fill them in."""
-    from .shellparse import iter_simple
+    from .shelltree import iter_simple
     for w in words:
         if DYN not in w.text or len(w.subs) != w.text.count(DYN):
             continue

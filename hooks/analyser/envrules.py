@@ -3,7 +3,7 @@ repository git works on (``GIT_DIR``, ``GIT_WORK_TREE``) or change which config 
 import os
 
 from . import constructs
-from .shellparse import DYN, Word
+from .shelltree import DYN, Word
 from ..bypass import env_skips_hooks
 from ..rules import Block
 

@@ -5,7 +5,7 @@ import re
 from . import constructs
 from .constructs import INVOLVES
 from .programtext import MAX_PROGRAM, read_program, whole_program
-from .shellparse import DYN
+from .shelltree import DYN
 from .wrappers import skip_options
 from .writetargets import GUARD_TEXT
 from ..rules import Block

@@ -4,7 +4,7 @@ import os
 
 from . import constructs
 from .constructs import INVOLVES
-from .shellparse import DYN, RESERVED, Simple
+from .shelltree import DYN, RESERVED, Simple
 from ..rules import Block
 
 MAX_PROGRAM = 64 * 1024

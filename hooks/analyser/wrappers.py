@@ -4,7 +4,7 @@ import os
 
 from . import constructs
 from .constructs import INVOLVES
-from .shellparse import DYN, is_assignment, literal_word
+from .shelltree import DYN, is_assignment, literal_word
 from ..rules import Block
 
 WRAPPERS = {"command", "builtin", "exec", "nohup", "nice", "time", "timeout", "stdbuf", "setsid", "sudo", "doas",

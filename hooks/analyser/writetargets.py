@@ -5,7 +5,7 @@ import re
 
 from . import findexpr
 from .constructs import INVOLVES
-from .shellparse import DYN, Word, literal_word
+from .shelltree import DYN, Word, literal_word
 from ..guardpaths import bytecode_cache, inside, real
 from ..rules import Block
 
@@ -130,7 +130,7 @@ class WriteTargets:
     def evaluate(self, word, state):
         """``word``'s text with each ``$(git rev-parse ...)`` answered by git (it only reads) and each
         ``$(mktemp ...)`` a new temporary path; None when any part stays unknown."""
-        from .shellparse import iter_simple
+        from .shelltree import iter_simple
         if word.text.count(DYN) != len(word.subs) or state.cwd is None:
             return None
         text = word.text

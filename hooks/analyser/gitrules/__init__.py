@@ -10,7 +10,7 @@ import os
 from ...gitmodel import cli
 from ...bypass import SKIPPING_CMDS
 from ...rules import Block
-from ..shellparse import DYN, Word
+from ..shelltree import DYN, Word
 from .config import config_sources
 from . import programs
 from .commands import COMMANDS, READ_ONLY_GIT

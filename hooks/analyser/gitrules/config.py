@@ -3,7 +3,7 @@ from ...rules import Block
 from ...bypass import alias_skips_hooks
 from ...guardconfig import INCLUDE_KEYS, GUARD_ALIAS, rule_for  # noqa: F401 (GUARD_ALIAS: re-exported)
 from ..repoview import follows_remote, user_config_files
-from ..shellparse import DYN
+from ..shelltree import DYN
 
 _READ = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool")
 _WRITE = ("--unset", "--unset-all", "--add", "--replace-all")

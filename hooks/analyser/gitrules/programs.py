@@ -1,7 +1,7 @@
 """Programs a git command line names (``rebase -x CMD``, ``grep -O CMD``, ``bisect run CMD``,
 ``--upload-pack CMD``...): git runs them through the shell, so they are read like any command line."""
 from ...rules import Block
-from ..shellparse import DYN, literal_word
+from ..shelltree import DYN, literal_word
 
 # command -> the options whose value is a program (git's long names; short forms resolve through git's table)
 OPTIONS = {
