@@ -70,30 +70,20 @@ def _graph() -> dict[str, set[str]]:
     return {name: {target for target, _ in _imports(name) if target != name} for name in MODULES}
 
 
-def _parent_packages(name: str) -> set[str]:
-    parts = name.split(".")
-    return {".".join(parts[:i]) for i in range(1, len(parts))}
-
-
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components with more than one module (Tarjan), each sorted. An import of a
-    module's own parent package is left out: the package's `__init__` runs first by construction (today:
-    gitrules.programs calls back into gitrules.check_git for `git for-each-repo`, and gitrules.commands
-    reads gitrules.HANDLERS to render SECURITY.md's table)."""
+    module's own parent package counts like any other."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     components: list[list[str]] = []
 
-    def edges(node: str) -> set[str]:
-        return graph[node] - _parent_packages(node)
-
     def visit(node: str) -> None:
         index[node] = low[node] = len(index)
         stack.append(node)
         on_stack.add(node)
-        for succ in sorted(edges(node)):
+        for succ in sorted(graph[node]):
             if succ not in index:
                 visit(succ)
                 low[node] = min(low[node], low[succ])
