@@ -36,13 +36,14 @@ def programs(call):
     return found
 
 
-def check(call, ctx):
+def check(call, ctx, check_git):
+    """``check_git``: the rule for a whole git command line (the package's), for the one ``git for-each-repo``
+    runs in each repository (passed in: this module is imported by it)."""
     for text in programs(call):
         if DYN in text:
             raise Block("unanalysable", "git %s runs a program built from variables" % call.cmd)
         ctx.analyser.check_text(text, ctx.state.copy(), "git %s" % call.cmd)
     if call.cmd == "for-each-repo" and call.dashdash is not None:
-        from . import check_git  # the git command line it runs in each repository
         check_git([literal_word(w) for w in call.positionals[call.dashdash:]], ctx)
 
 
