@@ -8,7 +8,7 @@ stake.
 import sys
 
 from . import audit
-from . import rules as R
+from . import rules
 from .backstop import HOOKS, branchhooks, prepush, reftx
 from .gitmodel import cli, procargv
 from .policy import TEMPLATE_MARK, PolicyError, load_snapshot
@@ -85,9 +85,9 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
             policy = load_snapshot(state.ag_home)
         refusal = decide(hook, args, state, policy, call, data, int(pid) if pid.isdigit() else None, raw_argv)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
-        refusal = R.guard_broken(str(exc))
+        refusal = rules.guard_broken(str(exc))
     except Exception as exc:  # a bug must still fail closed, and must not print a traceback
-        refusal = R.guard_broken("internal error (%s)" % type(exc).__name__)
+        refusal = rules.guard_broken("internal error (%s)" % type(exc).__name__)
     if refusal is None:
         return 0
     try:

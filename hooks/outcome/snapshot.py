@@ -93,11 +93,11 @@ def settled_refs(where, before, now):
     if policy is None:
         return now
     from ..repostate import RepoState
-    from . import refs as refs_mod
+    from .refs import may_stand
     state = RepoState(where.ag_home, cwd=where.top)
     out = dict(now)
     for ref in moved:
-        if now.get(ref) is None or not refs_mod.may_stand(ref[len("refs/heads/"):], now[ref], before[ref], now,
+        if now.get(ref) is None or not may_stand(ref[len("refs/heads/"):], now[ref], before[ref], now,
                                                            policy, state):
             out[ref] = before[ref]
     return out
