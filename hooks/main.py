@@ -45,14 +45,14 @@ def _read_stdin():
     return b"" if stream is None else gitio.read_bounded(stream, MAX_STDIN)
 
 
-def decide(hook, args, state, policy, call, data, caller=None, argv=None):
-    """One decision for one hook invocation (shared by the runtime copy and the package);
+def hook_refusal(hook, args, state, policy, call, data, caller=None, argv=None):
+    """The Refusal for one hook invocation, or None when it may go on (shared by the runtime copy and the package);
     ``caller`` is the pid of the git process that runs the hook, ``argv`` its command line."""
     if hook == "reference-transaction":
-        return reftx.decide(state, policy, data, call, args[0] if args else "", caller, argv)
+        return reftx.transaction_refusal(state, policy, data, call, args[0] if args else "", caller, argv)
     if hook == "pre-push":
-        return prepush.decide(state, policy, data, call, args[0] if args else None,
-                              args[1] if len(args) > 1 else None, argv)
+        return prepush.push_refusal(state, policy, data, call, args[0] if args else None,
+                                    args[1] if len(args) > 1 else None, argv)
     if hook in ("pre-commit", "pre-merge-commit"):
         return branchhooks.decide_commit(state, policy, hook)
     if hook == "pre-rebase":
@@ -83,7 +83,7 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
             data = _read_stdin() if hook in ("reference-transaction", "pre-push") else b""
         if policy is None:
             policy = load_snapshot(state.ag_home)
-        refusal = decide(hook, args, state, policy, call, data, int(pid) if pid.isdigit() else None, raw_argv)
+        refusal = hook_refusal(hook, args, state, policy, call, data, int(pid) if pid.isdigit() else None, raw_argv)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
         refusal = rules.guard_broken(str(exc))
     except Exception as exc:  # a bug must still fail closed, and must not print a traceback

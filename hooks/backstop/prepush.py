@@ -4,7 +4,8 @@ from .reflines import Malformed, is_zero, parse_prepush
 from ..textsafe import safe
 
 
-def decide(state, policy, data, call, remote_name, url=None, argv=None):
+def push_refusal(state, policy, data, call, remote_name, url=None, argv=None):
+    """The Refusal for this push (pre-push's stdin ``data``), or None when every update may go."""
     remote = remote_name or "origin"
     items = parse_prepush(data)
     if _is_mirror(state, call, items, remote_name):

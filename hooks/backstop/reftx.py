@@ -17,7 +17,7 @@ REMOTE_WRITERS = ("fetch", "pull", "push", "clone", "remote")
 _BRANCH_RENAME = ("-m", "-M", "--move", "-c", "-C", "--copy")
 
 
-def decide(state, policy, data, call, hook_state="prepared", caller=None, argv=None):
+def transaction_refusal(state, policy, data, call, hook_state="prepared", caller=None, argv=None):
     """Return a Refusal, or None when every update in the transaction may proceed.
 
     ``caller`` is the pid of the git process; when its argv is unknown (``call`` None), branch

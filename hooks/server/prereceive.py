@@ -85,7 +85,7 @@ def effective_ref(policy, ref, git_dir):
     return symref_target(ref) or ref
 
 
-def decide(server, data, environ, ancestor=is_ancestor):
+def receive_refusal(server, data, environ, ancestor=is_ancestor):
     """The refusal for this push, or None to accept it."""
     updates, bad = parse(data)
     total = len(updates) + len(bad)
@@ -179,7 +179,7 @@ def main(argv, ag_home, environ=None, stdin=None, stderr=None):
         if list(argv[:1]) != [HOOK]:
             raise ValueError("unknown hook %r" % safe(" ".join(argv), 60))
         data = read_bounded(stdin if stdin is not None else sys.stdin.buffer, MAX_STDIN)
-        refusal = decide(snapshot.load(ag_home), data, environ)
+        refusal = receive_refusal(snapshot.load(ag_home), data, environ)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
         refusal = broken(str(exc))
     except Exception as exc:  # a bug must still fail closed, and must not print a traceback
