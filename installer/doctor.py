@@ -31,7 +31,7 @@ from . import gitoptions
 from . import manifest as manifest_mod
 from . import probes
 from .pushcheck import check_push_guard
-from .config import configured_remotes, effective_policy, remote_changes
+from .committedconfig import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import read_contained, read_regular, sha256_bytes
 from .hookscripts import tool_problems

@@ -15,7 +15,7 @@ from ..hooks.gitmodel.refnames import ZERO_OID as ZERO, Refspec, names_branch
 from ..hooks.analyser.check import analyse
 from ..hooks.main import run_hook
 from ..hooks.policy import PolicyError, load_snapshot
-from .config import effective_policy
+from .committedconfig import effective_policy
 from .errors import AgentguardError
 from .repo import discover, remote_head_branches
 

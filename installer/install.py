@@ -11,7 +11,7 @@ from ..hooks.policy import SNAPSHOT_NAME, TEMPLATE_MARK, Policy, PolicyError, lo
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import adapters, gitexclude, harnesses as harness_mod, manifest, pushguard, settingsplan, worktrees
-from .config import configured_remotes, effective_policy, remote_changes
+from .committedconfig import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_contained,
                     read_regular, remove_stale_temps, sha256_bytes)

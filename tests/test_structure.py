@@ -151,5 +151,5 @@ def test_the_walk_sees_lazy_and_relative_imports() -> None:
     # both lazy (inside a function) and relative (`from .decision import`, `from ..rules import`)
     assert "agentguard.hooks.analyser.decision" in graph["agentguard.hooks.analyser.harnesshook"]
     assert "agentguard.hooks.rules" in graph["agentguard.hooks.analyser.decision"]
-    assert "agentguard.hooks.analyser.gitrules.commands" in graph["agentguard.hooks.analyser.gitrules.config"]
+    assert "agentguard.hooks.analyser.gitrules.commands" in graph["agentguard.hooks.analyser.gitrules.gitconfig"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

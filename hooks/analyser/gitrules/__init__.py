@@ -8,12 +8,12 @@ import os
 
 from ...gitmodel import cli
 from ...bypass import SKIPPING_CMDS
+from ...guardconfig import GUARD_ALIAS
 from ...rules import Block
 from ..shelltree import DYN, Word
-from .config import config_sources
+from .gitconfig import config_sources
 from . import programs
 from .commands import COMMANDS, READ_ONLY_GIT
-from .config import GUARD_ALIAS
 from .context import GitContext  # noqa: F401  (the analyser builds it)
 from .families import HANDLERS
 

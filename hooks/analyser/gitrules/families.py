@@ -21,7 +21,7 @@ HANDLERS = {
     # the guard's files
     "rm": ("paths", "paths"), "mv": ("paths", "paths"), "restore": ("paths", "paths"),
     # hooks and aliases
-    "config": ("config", "config"),
+    "config": ("gitconfig", "config"),
     # new repositories: later commands there are judged with the guarded repository's policy
     "clone": ("repos", "clone"), "init": ("repos", "init"),
 }

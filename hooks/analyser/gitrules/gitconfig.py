@@ -1,7 +1,7 @@
 """git config: switching hooks off (core.hooksPath, --edit) and aliases that skip hooks."""
 from ...rules import Block
 from ...bypass import alias_skips_hooks
-from ...guardconfig import INCLUDE_KEYS, GUARD_ALIAS, rule_for  # noqa: F401 (GUARD_ALIAS: re-exported)
+from ...guardconfig import INCLUDE_KEYS, rule_for
 from ..repoview import follows_remote, user_config_files
 from ..shelltree import DYN
 
