@@ -1,7 +1,7 @@
 """Entry point of the runtime: ``run.py <hook> <git-pid> [hook args...]``.
 
 The hook scripts call this only when their POSIX-sh fast path could not decide. Whatever goes
-wrong in here (bad snapshot, git not answering, a bug) ends in a refusal with a message, never a
+wrong in here (a bad policy file, git not answering, a bug) ends in a refusal with a message, never a
 traceback and never a silent pass: the scripts only come here when a protected ref may be at
 stake.
 """
@@ -11,7 +11,7 @@ from . import audit
 from . import rules
 from .backstop import HOOKS, branchhooks, prepush, reftx
 from .gitmodel import cli, procargv
-from .policy import TEMPLATE_MARK, PolicyError, load_snapshot
+from .policy import TEMPLATE_MARK, PolicyError, load_policy
 from .repostate import RepoState
 from . import gitio
 from .gitio import GitError
@@ -82,7 +82,7 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
         else:
             data = _read_stdin() if hook in ("reference-transaction", "pre-push") else b""
         if policy is None:
-            policy = load_snapshot(state.ag_home)
+            policy = load_policy(state.ag_home)
         refusal = hook_refusal(hook, args, state, policy, call, data, int(pid) if pid.isdigit() else None, raw_argv)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
         refusal = rules.guard_broken(str(exc))

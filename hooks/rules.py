@@ -166,7 +166,7 @@ def branch_work_steps(remote="origin"):
 
 
 def guard_broken(reason, what="this update"):
-    """The refusal when the guard itself cannot decide (a missing snapshot, git not answering, a bug)."""
+    """The refusal when the guard itself cannot decide (a missing policy file, git not answering, a bug)."""
     return Refusal("guard-broken", "%s: agentguard could not check it" % what,
                    "%s; a protected ref may be at stake, so this is refused" % safe(reason, 200),
                    ["agentguard doctor --fix     # repairs the installation",

@@ -21,7 +21,7 @@ from typing import Optional
 from ..hooks import audit, grant
 from ..hooks.gitmodel import procargv
 from ..hooks.bypass import alias_skips_hooks, env_skips_hooks
-from ..hooks.policy import Policy, PolicyError, load_snapshot
+from ..hooks.policy import Policy, PolicyError, load_policy
 from ..hooks.gitio import GitError, scrubbed_env
 from ..hooks.repostate import RepoState
 from ..hooks.textsafe import safe
@@ -107,7 +107,7 @@ def check_ref_storage(ctx):
 
 def check_git_options(ctx):
     """The option table install snapshotted (``gitoptions.json``) comes from the git on PATH now."""
-    path = os.path.join(ctx.info.ag_home, gitoptions.SNAPSHOT_NAME)
+    path = os.path.join(ctx.info.ag_home, gitoptions.TABLE_FILE)
     where = ctx.info.display(path)
     try:
         data = read_regular(path)
@@ -291,7 +291,7 @@ def runtime_check(info, record, add, fix_):
 def check_policy_snapshot(ctx):
     """The snapshot in force parses and is what install recorded; sets ``ctx.policy``."""
     try:
-        ctx.policy = load_snapshot(ctx.info.ag_home)
+        ctx.policy = load_policy(ctx.info.ag_home)
     except PolicyError as exc:
         ctx.add("policy.snapshot", "fail", str(exc), FIX_ALL if ctx.record else "agentguard install")
         ctx.policy = recorded_policy(ctx.record)

@@ -6,9 +6,9 @@ included): ``-j, --jobs <n>`` takes a value, ``--recurse-submodules[=<x>]`` take
 subcommands list them in their usage lines (``or: git remote add ...``) and describe each one's
 options with ``git <cmd> <sub> --help-all``.
 
-The table is snapshotted at install time next to the policy (``gitoptions.json``) and read by the
+The table is written at install time next to the policy (``gitoptions.json``) and read by the
 runtime (``hooks/gitmodel/options.py``); ``hooks/gitmodel/options.json`` is the same table for the
-supported gits, used when there is no snapshot or a command is missing from it.
+supported gits, used when there is no installed table or a command is missing from it.
 """
 import json
 import os
@@ -17,7 +17,7 @@ import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from ..hooks.gitmodel.options import FORMAT, SNAPSHOT_NAME  # noqa: F401  (one name and format: the runtime reads the snapshot; install and the doctor name it through this module)
+from ..hooks.gitmodel.options import FORMAT, TABLE_FILE  # noqa: F401  (one name and format: the runtime reads the installed table; install and the doctor name it through this module)
 from .gitenv import run, clean_env, isolated_env
 from .gitenv import git as run_git
 
@@ -137,8 +137,8 @@ def _ask(git, words, repo, env):
 _memo = {}
 
 
-def snapshot_bytes():
-    """The snapshot install writes: the table of the git on PATH (asked once per process and git)."""
+def table_bytes():
+    """The installed table install writes: the table of the git on PATH (asked once per process and git)."""
     path = shutil.which("git", path=clean_env().get("PATH")) or "git"
     try:
         st = os.stat(path)
@@ -157,7 +157,7 @@ def dumps(table):
 def merge(*tables):
     """One table that knows every option any of ``tables`` knows (for the shipped fallback). Where
     the gits disagree on an option's value, the last table wins and the option is listed under
-    "varies" (the install-time snapshot, taken from the git that runs, is exact)."""
+    "varies" (the installed table, taken from the git that runs, is exact)."""
     commands = {}
     for table in tables:
         for cmd, entry in table["commands"].items():

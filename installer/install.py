@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ..hooks import grant
-from ..hooks.policy import SNAPSHOT_NAME, TEMPLATE_MARK, Policy, PolicyError, load_snapshot
+from ..hooks.policy import POLICY_FILE, TEMPLATE_MARK, Policy, PolicyError, load_policy
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import adapters, gitexclude, harnesses as harness_mod, manifest, pushguard, settingsplan, worktrees
@@ -83,8 +83,8 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     home = info.ag_home
     want, owned = wanting(plan)
     runtime_record = want_runtime(want, home)
-    want(os.path.join(home, SNAPSHOT_NAME), policy.dumps().encode())
-    want(os.path.join(home, gitoptions.SNAPSHOT_NAME), gitoptions.snapshot_bytes())
+    want(os.path.join(home, POLICY_FILE), policy.dumps().encode())
+    want(os.path.join(home, gitoptions.TABLE_FILE), gitoptions.table_bytes())
 
     hooks_record = {}
     for hook in HOOK_NAMES:
@@ -179,7 +179,7 @@ def _policy_now(info, protect):
     configured, warnings = effective_policy(info, protect, remote_head_branches(info), branch_refs(info))
     remotes, more = configured_remotes(info)
     try:
-        before = load_snapshot(info.ag_home).remotes
+        before = load_policy(info.ag_home).remotes
     except PolicyError:
         before = remotes  # a first install (or a broken snapshot, which this one replaces): nothing to compare
     names = ", ".join(safe(n, 60) for n in remotes) or "none"
@@ -415,7 +415,7 @@ def _remove_runtime(info, done):
         found = os.path.lexists(os.path.join(home, name)) or found
         shutil.rmtree(os.path.join(home, name), ignore_errors=True)
     # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
-    for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", harness_mod.HOOK_FILE,
+    for name in (POLICY_FILE, gitoptions.TABLE_FILE, manifest.NAME, "check", harness_mod.HOOK_FILE,
                  TEMPLATE_MARK):
         try:
             os.unlink(os.path.join(home, name))

@@ -13,7 +13,7 @@ from dataclasses import asdict
 from ..hooks import audit
 from ..hooks.gitmodel.refnames import ZERO_OID
 from ..hooks.policy import PolicyError
-from ..hooks.server import identity, snapshot
+from ..hooks.server import identity, serverpolicy
 from ..hooks.textsafe import safe
 from . import manifest as manifest_mod
 from . import probes
@@ -127,7 +127,7 @@ class ServerDoctor:
 
     def _check_policy(self):
         try:
-            server = snapshot.load(self.info.ag_home)
+            server = serverpolicy.load(self.info.ag_home)
         except PolicyError as exc:
             self.add("policy.snapshot", "fail", str(exc), self.fix)
             return None

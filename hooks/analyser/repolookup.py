@@ -43,15 +43,15 @@ class RepositoryLookup:
     def guard_policy(self):
         """The policy of the guarded repository this check belongs to: the one the command starts
         in, or, when that has no installation (a harness whose shell moved elsewhere), the one whose
-        decision command runs; None when neither has a policy snapshot."""
+        decision command runs; None when neither has a recorded policy."""
         if self._guard is _UNSET:
-            from ..policy import PolicyError, load_snapshot
+            from ..policy import PolicyError, load_policy
             self._guard = None
             start = self.repo_at(self.start) if self.start else None
             homes = [os.path.join(start.common_dir, "agentguard")] if start is not None else []
             for home in homes + ([self.launcher_home] if self.launcher_home else []):
                 try:
-                    self._guard = load_snapshot(home)
+                    self._guard = load_policy(home)
                     break
                 except PolicyError:
                     continue

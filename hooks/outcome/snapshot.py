@@ -8,7 +8,7 @@ import os
 import stat
 
 from .. import gitio, guardconfig, guardpaths
-from ..policy import PolicyError, load_snapshot
+from ..policy import PolicyError, load_policy
 from . import store
 
 SKIP_IN_HOME = ("audit.jsonl", "lock", store.DIR)  # what changes on its own: the log, the lock, these records
@@ -139,7 +139,7 @@ def policy_of(where, record=None):
     except (PolicyError, TypeError, AttributeError):
         pass
     try:
-        return load_snapshot(where.ag_home)
+        return load_policy(where.ag_home)
     except PolicyError:
         return None
 

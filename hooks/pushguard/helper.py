@@ -12,7 +12,7 @@ from ..backstop.prepush import mirror_refusal, refuse_protected
 from ..backstop.reflines import PushLine, is_oid
 from ..gitmodel.refformat import is_full_refname
 from ..gitmodel.refnames import follow_symrefs
-from ..policy import PolicyError, load_snapshot
+from ..policy import PolicyError, load_policy
 from ..textsafe import safe
 from .coverage import PREFIX, PROBE, SCHEME
 
@@ -184,7 +184,7 @@ class Session:
         """The refusal for this batch (``parse_push`` results), or None. A destination that is a
         symbolic ref on the remote is judged as the ref it points to: the remote updates that one."""
         try:
-            policy = load_snapshot(self.ag_home)
+            policy = load_policy(self.ag_home)
         except PolicyError as exc:
             return rules.guard_broken(str(exc), "this push")
         items = []

@@ -20,7 +20,7 @@ from ..backstop.reflines import Malformed, is_oid, is_zero, parse_reftx
 from ..gitio import GitError, read_bounded, run as git_run
 from ..policy import PolicyError
 from ..textsafe import safe
-from . import identity, snapshot
+from . import identity, serverpolicy
 
 HOOK = "pre-receive"
 MAX_STDIN = 16 * 1024 * 1024
@@ -179,7 +179,7 @@ def main(argv, ag_home, environ=None, stdin=None, stderr=None):
         if list(argv[:1]) != [HOOK]:
             raise ValueError("unknown hook %r" % safe(" ".join(argv), 60))
         data = read_bounded(stdin if stdin is not None else sys.stdin.buffer, MAX_STDIN)
-        refusal = receive_refusal(snapshot.load(ag_home), data, environ)
+        refusal = receive_refusal(serverpolicy.load(ag_home), data, environ)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
         refusal = broken(str(exc))
     except Exception as exc:  # a bug must still fail closed, and must not print a traceback
