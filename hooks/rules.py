@@ -173,6 +173,20 @@ def guard_broken(reason, what="this update"):
                     "agentguard install          # or re-install it"])
 
 
+def symref_unknown(remote, pushed=None):
+    """The refusal when a pushed branch stands at the same commit as a protected branch on ``remote`` and the
+    remote cannot be asked whether it is a symbolic ref to it (the push guard names the branch, ``pushed``;
+    pre-push cannot)."""
+    if pushed is None:
+        what, stands = "a push to %s" % safe(remote, 80), "a pushed branch stands where a protected branch stands there"
+    else:
+        what = "a push to %s on %s" % (safe(pushed, 80), safe(remote, 80))
+        stands = "%s stands at the same commit as a protected branch there" % safe(pushed, 80)
+    return Refusal("push-protected", what,
+                   "%s, and the remote cannot be asked whether it is a symbolic ref to it; nothing was pushed" % stands,
+                   ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60), NEW_BRANCH)])
+
+
 def keep_commit_steps(oid, remote="origin"):
     """For a commit object that was made but not kept (``--no-verify``, ``commit-tree``...)."""
     return [

@@ -21,11 +21,7 @@ def push_refusal(state, policy, data, call, remote_name, url=None, argv=None):
         lines.append(item)
     lines = _through_symbolic_refs(state, policy, lines, url)
     if lines is None:
-        return rules.Refusal("push-protected", "a push to %s" % safe(remote, 80),
-                             "a pushed branch stands where a protected branch stands there, and the remote cannot be "
-                             "asked whether it is a symbolic ref to it; nothing was pushed",
-                             ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60),
-                                                                                         rules.NEW_BRANCH)])
+        return rules.symref_unknown(remote)
     from .casefold import remote_ignores_case
     return refuse_protected(policy, lines, remote, lambda: has_no_branches(url), state.ag_home, "pre-push", argv,
                             lambda: remote_ignores_case(url, state.cwd))

@@ -194,11 +194,7 @@ class Session:
                 return mirror_refusal(self.remote)  # only a mirror push writes a remote's tracking refs
             target = self.target(dst, policy)
             if target is None:
-                return rules.Refusal("push-protected", "a push to %s on %s" % (safe(dst, 80), safe(self.remote, 80)),
-                                     "%s stands at the same commit as a protected branch there, and the remote cannot "
-                                     "be asked whether it is a symbolic ref to it; nothing was pushed" % safe(dst, 80),
-                                     ["git push -u %s HEAD:refs/heads/%s   # push to a new branch"
-                                  % (safe(self.remote, 60), rules.NEW_BRANCH)])
+                return rules.symref_unknown(self.remote, dst)
             items.append(PushLine(src, ZERO if not src else src, target, (self.listed or {}).get(dst, ZERO)))
         refusal = refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home, "push-guard",
                                    ["git", "push", self.remote] + [spec for spec, _ in specs],
