@@ -1,17 +1,17 @@
 """Entry point of the runtime: ``run.py <hook> <git-pid> [hook args...]``.
 
 The hook scripts call this only when their POSIX-sh fast path could not decide. Whatever goes
-wrong in here (bad snapshot, git not answering, a bug) ends in a refusal with a message, never a
+wrong in here (a bad policy file, git not answering, a bug) ends in a refusal with a message, never a
 traceback and never a silent pass: the scripts only come here when a protected ref may be at
 stake.
 """
 import sys
 
 from . import audit
-from . import rules as R
+from . import rules
 from .backstop import HOOKS, branchhooks, prepush, reftx
 from .gitmodel import cli, procargv
-from .policy import TEMPLATE_MARK, PolicyError, load_snapshot
+from .policy import TEMPLATE_MARK, PolicyError, load_policy
 from .repostate import RepoState
 from . import gitio
 from .gitio import GitError
@@ -45,14 +45,14 @@ def _read_stdin():
     return b"" if stream is None else gitio.read_bounded(stream, MAX_STDIN)
 
 
-def decide(hook, args, state, policy, call, data, caller=None, argv=None):
-    """One decision for one hook invocation (shared by the runtime copy and the package);
+def hook_refusal(hook, args, state, policy, call, data, caller=None, argv=None):
+    """The Refusal for one hook invocation, or None when it may go on (shared by the runtime copy and the package);
     ``caller`` is the pid of the git process that runs the hook, ``argv`` its command line."""
     if hook == "reference-transaction":
-        return reftx.decide(state, policy, data, call, args[0] if args else "", caller, argv)
+        return reftx.transaction_refusal(state, policy, data, call, args[0] if args else "", caller, argv)
     if hook == "pre-push":
-        return prepush.decide(state, policy, data, call, args[0] if args else None,
-                              args[1] if len(args) > 1 else None, argv)
+        return prepush.push_refusal(state, policy, data, call, args[0] if args else None,
+                                    args[1] if len(args) > 1 else None, argv)
     if hook in ("pre-commit", "pre-merge-commit"):
         return branchhooks.decide_commit(state, policy, hook)
     if hook == "pre-rebase":
@@ -82,12 +82,12 @@ def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
         else:
             data = _read_stdin() if hook in ("reference-transaction", "pre-push") else b""
         if policy is None:
-            policy = load_snapshot(state.ag_home)
-        refusal = decide(hook, args, state, policy, call, data, int(pid) if pid.isdigit() else None, raw_argv)
+            policy = load_policy(state.ag_home)
+        refusal = hook_refusal(hook, args, state, policy, call, data, int(pid) if pid.isdigit() else None, raw_argv)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
-        refusal = R.guard_broken(str(exc))
+        refusal = rules.guard_broken(str(exc))
     except Exception as exc:  # a bug must still fail closed, and must not print a traceback
-        refusal = R.guard_broken("internal error (%s)" % type(exc).__name__)
+        refusal = rules.guard_broken("internal error (%s)" % type(exc).__name__)
     if refusal is None:
         return 0
     try:

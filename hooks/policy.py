@@ -23,7 +23,7 @@ _FORBIDDEN = set(' ~^:\\"\'`$') | {chr(c) for c in range(0x20)} | {"\x7f"}
 
 
 class PolicyError(Exception):
-    """The policy (a config file, an option or the snapshot) is not valid."""
+    """The policy (a config file, an option or the recorded policy) is not valid."""
 
 
 def pattern_problem(pattern):
@@ -69,7 +69,7 @@ def validate_patterns(patterns):
 
 
 def remote_problem(name, url):
-    """Why the remote ``name`` fetching from ``url`` cannot be recorded in a snapshot, or None."""
+    """Why the remote ``name`` fetching from ``url`` cannot be recorded in the policy file, or None."""
     if not isinstance(name, str) or not isinstance(url, str):
         return "a remote's name and URL must be strings"
     if not name or len(name) > MAX_PATTERN_LEN or not url or len(url) > MAX_URL_LEN:
@@ -99,8 +99,8 @@ def literal_prefix(pattern):
 
 
 class Policy:
-    """The effective policy: the branch patterns a snapshot recorded, and the remotes protected
-    branches follow (``{name: fetch URL}`` as configured at install; None in a snapshot written
+    """The effective policy: the branch patterns install recorded, and the remotes protected
+    branches follow (``{name: fetch URL}`` as configured at install; None in a policy file written
     before remotes were recorded, or by an install that found no remote at all: then every remote's
     tracking refs count, as configured now. A new project is installed before its first remote is
     added, and its main must follow that remote: pulled, fast-forwarded; ``agentguard install`` pins
@@ -153,14 +153,14 @@ class Policy:
         return cls(data.get("branches"), data.get("source", "snapshot"), data.get("remotes"))
 
 
-SNAPSHOT_NAME = "policy.json"
+POLICY_FILE = "policy.json"
 TEMPLATE_MARK = "template.json"  # in <git dir>/agentguard of a repository made from `install --template`
-MAX_SNAPSHOT = 256 * 1024
+MAX_POLICY_FILE = 256 * 1024
 
 
-def load_snapshot(ag_home):
-    """Read the policy snapshot from ``<git common dir>/agentguard``; raise PolicyError."""
-    return Policy.from_json(read_json(os.path.join(ag_home, SNAPSHOT_NAME), MAX_SNAPSHOT, "the policy snapshot"))
+def load_policy(ag_home):
+    """Read the policy install recorded (``policy.json`` in ``<git common dir>/agentguard``); raise PolicyError."""
+    return Policy.from_json(read_json(os.path.join(ag_home, POLICY_FILE), MAX_POLICY_FILE, "the policy snapshot"))
 
 
 def read_json(path, limit, what):

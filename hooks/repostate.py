@@ -3,7 +3,7 @@ import os
 
 from . import gitio
 from .gitmodel.refnames import is_full_oid as is_oid
-from .policy import PolicyError, load_snapshot
+from .policy import PolicyError, load_policy
 
 # The config that says where `git fetch <remote>` reads and what it writes, asked in one call.
 REMOTE_KEYS = r"^(remote\..+\.(url|fetch|uploadpack|vcs)|url\..+\.insteadof)$"
@@ -140,11 +140,11 @@ class RepoState:
         return self._memo(("fetch-urls", True), lambda: fetch_urls(self._remote_config(True))).get(name)
 
     def recorded_remotes(self):
-        """{name: fetch URL} the policy snapshot recorded at install, or None (no snapshot, or one
+        """{name: fetch URL} the policy recorded at install, or None (no policy file, or one
         from before remotes were recorded: then every remote counts, as it used to)."""
         def read():
             try:
-                return load_snapshot(self.ag_home).remotes
+                return load_policy(self.ag_home).remotes
             except PolicyError:
                 return None
         return self._memo("recorded-remotes", read)

@@ -166,11 +166,25 @@ def branch_work_steps(remote="origin"):
 
 
 def guard_broken(reason, what="this update"):
-    """The refusal when the guard itself cannot decide (a missing snapshot, git not answering, a bug)."""
+    """The refusal when the guard itself cannot decide (a missing policy file, git not answering, a bug)."""
     return Refusal("guard-broken", "%s: agentguard could not check it" % what,
                    "%s; a protected ref may be at stake, so this is refused" % safe(reason, 200),
                    ["agentguard doctor --fix     # repairs the installation",
                     "agentguard install          # or re-install it"])
+
+
+def symref_unknown(remote, pushed=None):
+    """The refusal when a pushed branch stands at the same commit as a protected branch on ``remote`` and the
+    remote cannot be asked whether it is a symbolic ref to it (the push guard names the branch, ``pushed``;
+    pre-push cannot)."""
+    if pushed is None:
+        what, stands = "a push to %s" % safe(remote, 80), "a pushed branch stands where a protected branch stands there"
+    else:
+        what = "a push to %s on %s" % (safe(pushed, 80), safe(remote, 80))
+        stands = "%s stands at the same commit as a protected branch there" % safe(pushed, 80)
+    return Refusal("push-protected", what,
+                   "%s, and the remote cannot be asked whether it is a symbolic ref to it; nothing was pushed" % stands,
+                   ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60), NEW_BRANCH)])
 
 
 def keep_commit_steps(oid, remote="origin"):

@@ -8,7 +8,7 @@ import os
 import time
 
 from ..hooks import audit, grant
-from ..hooks.policy import PolicyError, load_snapshot
+from ..hooks.policy import PolicyError, load_policy
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 from .fsops import atomic_write
@@ -23,7 +23,7 @@ class UsageError(AgentguardError):
 def _installed(path):
     info = discover(path)
     try:
-        policy = load_snapshot(info.ag_home)
+        policy = load_policy(info.ag_home)
     except PolicyError:
         raise AgentguardError("agentguard is not installed in %s (no policy snapshot): nothing needs a grant"
                               % safe(info.top, 300))

@@ -266,18 +266,18 @@ def allow(
 ):
     """Break-glass for a person: allow ONE push or move of a protected branch (asks you to type its name;
     refused with no terminal on stdin; consumed by its first use; agents are blocked from running it)."""
-    from . import allow as allow_mod
+    from . import allow  # the module, here in the command of the same name
     _exclusive(list=list_, revoke=revoke)
     if list_ != (branch is None):
         raise typer.BadParameter("--list takes no BRANCH" if list_ else "name the BRANCH to allow")
     try:
         if list_:
-            lines = allow_mod.listing(None)
+            lines = allow.listing(None)
         elif revoke:
-            lines = allow_mod.revoke(None, branch)
+            lines = allow.revoke(None, branch)
         else:
-            lines = allow_mod.grant_branch(None, branch, minutes, prompt=_prompt, answer=_answer)
-    except allow_mod.UsageError as exc:
+            lines = allow.grant_branch(None, branch, minutes, prompt=_prompt, answer=_answer)
+    except allow.UsageError as exc:
         raise typer.BadParameter(str(exc))
     except (AgentguardError, OSError) as exc:
         _fail(exc)

@@ -270,7 +270,7 @@ def install_all(roots, *, depth, protect, harnesses, transport, jobs, dry_run):
     from . import gitoptions, install  # noqa: F401
     # git's option table is asked of git once (~150 git processes), not once per worker
     return _run_all(roots, depth, jobs, _install_one, (protect, harnesses, transport, dry_run),
-                    prime=gitoptions.snapshot_bytes)
+                    prime=gitoptions.table_bytes)
 
 
 def doctor_all(roots, *, depth, live, jobs, fix):

@@ -14,17 +14,17 @@ from ..hooks.gitmodel import cli as gitargv, procargv
 from ..hooks.gitmodel.refnames import ZERO_OID as ZERO, Refspec, names_branch
 from ..hooks.analyser.check import analyse
 from ..hooks.main import run_hook
-from ..hooks.policy import PolicyError, load_snapshot
-from .config import effective_policy
+from ..hooks.policy import PolicyError, load_policy
+from .committedconfig import effective_policy
 from .errors import AgentguardError
 from .repo import discover, remote_head_branches
 
 
 
 def policy_for(info):
-    """The installed snapshot when there is one, else the committed config (or the default)."""
+    """The installed policy when there is one, else the committed config (or the default)."""
     try:
-        return load_snapshot(info.ag_home)
+        return load_policy(info.ag_home)
     except PolicyError:
         policy, _ = effective_policy(info, None, remote_head_branches(info))
         return policy

@@ -6,9 +6,9 @@ included): ``-j, --jobs <n>`` takes a value, ``--recurse-submodules[=<x>]`` take
 subcommands list them in their usage lines (``or: git remote add ...``) and describe each one's
 options with ``git <cmd> <sub> --help-all``.
 
-The table is snapshotted at install time next to the policy (``gitoptions.json``) and read by the
+The table is written at install time next to the policy (``gitoptions.json``) and read by the
 runtime (``hooks/gitmodel/options.py``); ``hooks/gitmodel/options.json`` is the same table for the
-supported gits, used when there is no snapshot or a command is missing from it.
+supported gits, used when there is no installed table or a command is missing from it.
 """
 import hashlib
 import json
@@ -18,7 +18,7 @@ import shutil
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
-from ..hooks.gitmodel.options import FORMAT, SNAPSHOT_NAME, shipped  # noqa: F401  (one name and format: the runtime reads the snapshot; install and the doctor name it through this module)
+from ..hooks.gitmodel.options import FORMAT, TABLE_FILE, shipped  # noqa: F401  (one name and format: the runtime reads the installed table; install and the doctor name it through this module)
 from .gitenv import run, clean_env, isolated_env
 from .gitenv import git as run_git
 from .errors import AgentguardError
@@ -141,8 +141,8 @@ _memo = {}
 CACHE_ENV = "AGENTGUARD_CACHE_HOME"
 
 
-def snapshot_bytes():
-    """The snapshot install writes: the table of the git on PATH. Asking takes a git process per command
+def table_bytes():
+    """The installed table install writes: the table of the git on PATH. Asking takes a git process per command
     (~0.5 s of CPU, half of an install), so the answer is kept once per process and in the user's cache
     (``cache_dir``), keyed by the git binary (path, inode, size, mtime) and this module's own code."""
     path = shutil.which("git", path=clean_env().get("PATH")) or "git"
@@ -223,7 +223,7 @@ def dumps(table):
 def merge(*tables):
     """One table that knows every option any of ``tables`` knows (for the shipped fallback). Where
     the gits disagree on an option's value, the last table wins and the option is listed under
-    "varies" (the install-time snapshot, taken from the git that runs, is exact)."""
+    "varies" (the installed table, taken from the git that runs, is exact)."""
     commands = {}
     for table in tables:
         for cmd, entry in table["commands"].items():

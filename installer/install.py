@@ -7,11 +7,12 @@ import sys
 from dataclasses import dataclass, field
 
 from ..hooks import grant
-from ..hooks.policy import SNAPSHOT_NAME, TEMPLATE_MARK, Policy, PolicyError, load_snapshot
+from ..hooks.policy import POLICY_FILE, TEMPLATE_MARK, Policy, PolicyError, load_policy
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
-from . import adapters, gitexclude, harnesses as harness_mod, manifest, pushguard, settingsplan, worktrees
-from .config import configured_remotes, effective_policy, remote_changes
+from .harnesses import detected
+from . import adapters, gitexclude, manifest, pushguard, settingsplan, worktrees
+from .committedconfig import configured_remotes, effective_policy, remote_changes
 from .errors import AgentguardError
 from .fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_contained,
                     read_regular, remove_stale_temps, sha256_bytes)
@@ -84,8 +85,8 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     home = info.ag_home
     want, owned = wanting(plan)
     runtime_record = want_runtime(want, home)
-    want(os.path.join(home, SNAPSHOT_NAME), policy.dumps().encode())
-    want(os.path.join(home, gitoptions.SNAPSHOT_NAME), gitoptions.snapshot_bytes())
+    want(os.path.join(home, POLICY_FILE), policy.dumps().encode())
+    want(os.path.join(home, gitoptions.TABLE_FILE), gitoptions.table_bytes())
 
     hooks_record = {}
     for hook in HOOK_NAMES:
@@ -169,7 +170,7 @@ def default_harnesses(info, previous):
     """A plain install: the three plugin adapters (small folders a harness loads only when it runs
     here), every settings-file harness in use here (its folder in the repository, its user-level
     configuration or its binary on PATH), and whatever the last install set up."""
-    chosen = list(adapters.PLUGIN_HARNESSES) + harness_mod.detected(info.top)
+    chosen = list(adapters.PLUGIN_HARNESSES) + detected(info.top)
     chosen += [h for h in previous.get("harnesses") or [] if h in adapters.HARNESSES]
     return [h for h in adapters.HARNESSES if h in chosen]  # one order, however they were found
 
@@ -180,7 +181,7 @@ def _policy_now(info, protect):
     configured, warnings = effective_policy(info, protect, remote_head_branches(info), branch_refs(info))
     remotes, more = configured_remotes(info)
     try:
-        before = load_snapshot(info.ag_home).remotes
+        before = load_policy(info.ag_home).remotes
     except PolicyError:
         before = remotes  # a first install (or a broken snapshot, which this one replaces): nothing to compare
     names = ", ".join(safe(n, 60) for n in remotes) or "none"
@@ -416,7 +417,7 @@ def _remove_runtime(info, done):
         found = os.path.lexists(os.path.join(home, name)) or found
         shutil.rmtree(os.path.join(home, name), ignore_errors=True)
     # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
-    for name in (SNAPSHOT_NAME, gitoptions.SNAPSHOT_NAME, manifest.NAME, "check", hookcommand.HOOK_FILE,
+    for name in (POLICY_FILE, gitoptions.TABLE_FILE, manifest.NAME, "check", hookcommand.HOOK_FILE,
                  TEMPLATE_MARK):
         try:
             os.unlink(os.path.join(home, name))

@@ -10,7 +10,7 @@ place and named: uninstall cannot tell it from the user's own edits.
 """
 import os
 
-from . import adapters, harnesses as H
+from . import adapters, harnesses
 from .errors import AgentguardError
 from .harnessinstall import codex, gptme
 from .fsops import parents, read_contained, read_regular, sha256_bytes
@@ -36,14 +36,14 @@ def worktree_record(info, agentguard_bin, warnings):
             record["gptme_toml"] = {"original": None, "sha256": sha256_bytes(fresh)}
         elif gptme.gptme_enabled(found[1]):
             left.append("%s (its agentguard plugin entries)" % gptme.GPTME_TOML)
-    for harness in H.SETTINGS_HARNESSES:
-        for rel in sorted({H.settings_rel(harness, shared=True), H.settings_rel(harness)}):
+    for harness in harnesses.SETTINGS_HARNESSES:
+        for rel in sorted({harnesses.settings_rel(harness, shared=True), harnesses.settings_rel(harness)}):
             found = read_contained(info.top, rel, warnings)
-            if found is None or found[1] is None or not H.positions(found[1], harness) or rel in tracked(info, [rel]):
+            if found is None or found[1] is None or not harnesses.positions(found[1], harness) or rel in tracked(info, [rel]):
                 continue
             # sha256 "": never install's exact bytes, so uninstall takes out our groups and keeps the rest
             record["settings"][rel] = {"harness": harness, "original": None, "sha256": "",
-                                       "created": H.all_containers(harness)}
+                                       "created": harnesses.all_containers(harness)}
             if harness == "codex":
                 _codex_trust(found[0], found[1], record, left)
     record["created_dirs"] = sorted({parent for rel in list(record["adapters"]) + list(record["settings"])
@@ -53,7 +53,7 @@ def worktree_record(info, agentguard_bin, warnings):
 
 def _codex_trust(path, data, record, left):
     config = os.path.join(codex.codex_home(os.environ), "config.toml")
-    entries = codex.codex_trust_for(path, H.placed_groups(data, "codex"))
+    entries = codex.codex_trust_for(path, harnesses.placed_groups(data, "codex"))
     try:
         current = read_regular(config)
     except AgentguardError:

@@ -15,7 +15,7 @@ import shutil
 from ..hooks import audit
 from ..hooks.guardpaths import inside
 from ..hooks.policy import DEFAULT_BRANCHES, Policy, PolicyError, pattern_problem
-from ..hooks.server import snapshot
+from ..hooks.server import serverpolicy
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import manifest
@@ -81,7 +81,7 @@ def _server_policy(info, protect, pushers, previous):
     else main, master and the branch HEAD names / nobody."""
     before = None
     try:
-        before = snapshot.ServerPolicy.from_json(previous.get("server_policy")) if previous else None
+        before = serverpolicy.ServerPolicy.from_json(previous.get("server_policy")) if previous else None
     except PolicyError:
         before = None
     warnings = []
@@ -101,7 +101,7 @@ def _server_policy(info, protect, pushers, previous):
     if not pushers and before is not None:
         pushers = before.pushers
     try:
-        server = snapshot.ServerPolicy(Policy(branches, source), list(pushers or []))
+        server = serverpolicy.ServerPolicy(Policy(branches, source), list(pushers or []))
     except PolicyError as exc:
         raise AgentguardError(str(exc))
     if not server.pushers:
@@ -126,7 +126,7 @@ def plan_server(bare, protect=None, pushers=None):
     python = interpreter()
     want, owned = wanting(plan)
     runtime_record = want_runtime(want, info.ag_home)
-    want(os.path.join(info.ag_home, snapshot.NAME), server.dumps().encode())
+    want(os.path.join(info.ag_home, serverpolicy.NAME), server.dumps().encode())
     if is_dispatcher(info.hooks_dir):
         script, chained, rel = render(HOOK, server.policy, python, None, False), False, DISPATCHED
         note = "run by the pre-receive that runs every program in %s.d (Gitea, Forgejo)" % HOOK
@@ -197,7 +197,7 @@ def uninstall_server(bare):
                          os.path.dirname(os.path.join(info.hooks_dir, rel)))
         uninstall_hook(where, os.path.basename(rel), manifest.accepted(record, "hooks", HOOK), done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
-        for name in (snapshot.NAME, manifest.NAME):
+        for name in (serverpolicy.NAME, manifest.NAME):
             try:
                 os.unlink(os.path.join(home, name))
                 done.append("removed %s" % info.display(os.path.join(home, name)))

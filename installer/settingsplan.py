@@ -6,7 +6,7 @@ else changed since)."""
 import base64
 import os
 
-from . import gitexclude, harnesses as H
+from . import gitexclude, harnesses
 from .errors import AgentguardError
 from .harnessinstall import codex
 from .fsops import atomic_write, contained, file_mode, read_contained, read_regular, sha256_bytes
@@ -20,7 +20,7 @@ def _unb64(text):
     return base64.b64decode(text) if text is not None else None
 
 
-def plan_settings(info, harnesses, previous, want, shared=False, change=None):
+def plan_settings(info, chosen, previous, want, shared=False, change=None):
     """Merge agentguard's hook groups into each chosen harness's settings file (through ``want``).
     Returns (settings record, codex trust record, {harness: file left alone}). ``created`` holds
     every container that was not in the original (an install from before the after-check hooked
@@ -32,7 +32,7 @@ def plan_settings(info, harnesses, previous, want, shared=False, change=None):
     Claude Code's entry moved to settings.local.json) gets its original back through ``change``."""
     record, skipped = {}, {}
     old_records = previous.get("settings") or {}
-    rels = {h: _where(info, h, shared, old_records) for h in harnesses if h in H.SETTINGS}
+    rels = {h: _where(info, h, shared, old_records) for h in chosen if h in harnesses.SETTINGS}
     in_git = gitexclude.tracked(info, sorted(set(rels.values())))
     team = set() if shared else in_git  # files install must not change
     for harness, rel in rels.items():
@@ -41,28 +41,28 @@ def plan_settings(info, harnesses, previous, want, shared=False, change=None):
         old = old_records.get(rel)
         if old and current is not None and sha256_bytes(current) == old.get("sha256"):
             original, created = _unb64(old.get("original")), old.get("created") or []
-        elif current is not None and H.positions(current, harness) and (old or rel not in in_git):
+        elif current is not None and harnesses.positions(current, harness) and (old or rel not in in_git):
             # changed since the last install (or its record was lost), our groups still in it: what
             # was there is the rest (with no record, the containers our groups alone fill count as
             # ours). A tracked file with our groups and no record: the team committed them; they stay.
-            created = (old.get("created") or []) if old else H.all_containers(harness)
-            original = H.unmerge_settings(current, harness, created)
+            created = (old.get("created") or []) if old else harnesses.all_containers(harness)
+            original = harnesses.unmerge_settings(current, harness, created)
         else:
             original, created = current, []
-        merged = H.merge_settings(current, harness)
+        merged = harnesses.merge_settings(current, harness)
         if rel in team and merged != current:
             skipped[harness] = rel
             continue
-        created = list(dict.fromkeys(created + H.created_containers(original, harness)))
+        created = list(dict.fromkeys(created + harnesses.created_containers(original, harness)))
         record[rel] = {"harness": harness, "original": _b64(original), "sha256": sha256_bytes(merged),
                        "created": created}
         want(target, merged, file_mode(target) if current is not None else 0o644)
     for rel, rec in sorted(old_records.items()):
-        if rel not in record and change is not None and isinstance(rec, dict) and rec.get("harness") in H.SETTINGS:
+        if rel not in record and change is not None and isinstance(rec, dict) and rec.get("harness") in harnesses.SETTINGS:
             found = _restored(info, rel, rec, [])
             if found is not None:
                 change(found[0], found[1])
-    trust = plan_codex_trust(info, previous, record, want) if H.SETTINGS["codex"][0] in record else None
+    trust = plan_codex_trust(info, previous, record, want) if harnesses.SETTINGS["codex"][0] in record else None
     return record, trust, skipped
 
 
@@ -70,16 +70,16 @@ def _where(info, harness, shared, old_records):
     """The settings file for ``harness``: the local one, unless ``shared`` or the team's file carried
     agentguard's hook before any install here merged it in (a clone of a ``--shared`` team: one
     hook, not two)."""
-    team = H.settings_rel(harness, True)
-    if not shared and team != H.settings_rel(harness):
+    team = harnesses.settings_rel(harness, True)
+    if not shared and team != harnesses.settings_rel(harness):
         old = old_records.get(team)
         try:
             theirs = _unb64(old.get("original")) if isinstance(old, dict) else read_regular(contained(info.top, team))
         except (AgentguardError, ValueError, TypeError):
             theirs = None
-        if H.hooked(theirs, harness):
+        if harnesses.hooked(theirs, harness):
             return team
-    return H.settings_rel(harness, shared)
+    return harnesses.settings_rel(harness, shared)
 
 
 def left_alone(harness, rel):
@@ -95,18 +95,18 @@ def recorded_rel(record, harness):
     for rel, rec in (record.get("settings") or {}).items():
         if isinstance(rec, dict) and rec.get("harness") == harness:
             return rel
-    return H.settings_rel(harness, record.get("shared") is True)
+    return harnesses.settings_rel(harness, record.get("shared") is True)
 
 
 def plan_codex_trust(info, previous, settings_record, want):
     """The ``[hooks.state]`` entries without which Codex skips agentguard's hooks, with no message."""
-    rel = H.SETTINGS["codex"][0]
+    rel = harnesses.SETTINGS["codex"][0]
     merged_hash = settings_record[rel]["sha256"]
     target = contained(info.top, rel)
     current_hooks = read_regular(target)
     planned = current_hooks if current_hooks is not None and sha256_bytes(current_hooks) == merged_hash \
-        else H.merge_settings(current_hooks, "codex")
-    entries = codex.codex_trust_for(target, H.placed_groups(planned, "codex"))
+        else harnesses.merge_settings(current_hooks, "codex")
+    entries = codex.codex_trust_for(target, harnesses.placed_groups(planned, "codex"))
     config = os.path.join(codex.codex_home(os.environ), "config.toml")
     old = previous.get("codex_trust") or {}
     current = read_regular(config)
@@ -136,7 +136,7 @@ def _restored(info, rel, rec, warnings):
     """(path, bytes or None for no file, what was done) that take agentguard's groups out of the
     settings file ``rel`` as install recorded it (``rec``); None when there is nothing to take out."""
     harness = rec.get("harness")
-    if harness not in H.SETTINGS or rel not in (H.settings_rel(harness), H.settings_rel(harness, True)):
+    if harness not in harnesses.SETTINGS or rel not in (harnesses.settings_rel(harness), harnesses.settings_rel(harness, True)):
         return None
     found = read_contained(info.top, rel, warnings)
     if found is None:
@@ -147,11 +147,11 @@ def _restored(info, rel, rec, warnings):
         return None  # gone already, or install stopped before it merged
     if sha256_bytes(data) == rec.get("sha256"):
         restored = original
-    elif not H.positions(data, harness):
+    elif not harnesses.positions(data, harness):
         return None  # someone took our entries out already
     else:
         try:
-            restored = H.unmerge_settings(data, harness, rec.get("created") or [])
+            restored = harnesses.unmerge_settings(data, harness, rec.get("created") or [])
         except AgentguardError as exc:
             warnings.append("%s; agentguard's hook entry is left in it" % exc)
             return None

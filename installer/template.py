@@ -3,12 +3,12 @@
 git copies its template directory (``init.templateDir``) into the git dir of every repository that
 ``git init`` or ``git clone`` creates. agentguard's template holds what install's git side writes
 there: the hooks (rendered by ``hookscripts.render``, as install renders them), the runtime copy
-(byte-compiled), the policy snapshot and the git option table, plus ``agentguard/template.json``,
+(byte-compiled), the recorded policy and the git option table, plus ``agentguard/template.json``,
 the mark that says a repository (or a template directory) came from here. So ``git init x`` refuses
 a protected branch's second commit with no other step, and ``git clone`` is guarded before its first
 checkout (the post-checkout hook, where there is one, completes the clone with a full install).
 
-The policy snapshot records no remotes (``remotes`` absent): any remote's tracking refs count as a
+The recorded policy has no remotes (``remotes`` absent): any remote's tracking refs count as a
 protected branch's counterpart until ``agentguard install`` records the remotes of that repository;
 an empty table would let no protected branch of a clone ever move.
 
@@ -21,7 +21,7 @@ import json
 import os
 import shutil
 
-from ..hooks.policy import DEFAULT_BRANCHES, SNAPSHOT_NAME, TEMPLATE_MARK, Policy, PolicyError
+from ..hooks.policy import DEFAULT_BRANCHES, POLICY_FILE, TEMPLATE_MARK, Policy, PolicyError
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from . import gitoptions
@@ -127,8 +127,8 @@ def _files(policy, python):
     files = _marked_hooks(policy, python)
     for rel, data in runtime_files().items():
         files["agentguard/%s/%s" % (RUNTIME_DIR, rel)] = (data, 0o644)
-    files["agentguard/" + SNAPSHOT_NAME] = (policy.dumps().encode(), 0o644)
-    files["agentguard/" + gitoptions.SNAPSHOT_NAME] = (gitoptions.snapshot_bytes(), 0o644)
+    files["agentguard/" + POLICY_FILE] = (policy.dumps().encode(), 0o644)
+    files["agentguard/" + gitoptions.TABLE_FILE] = (gitoptions.table_bytes(), 0o644)
     return files
 
 

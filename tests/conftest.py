@@ -77,13 +77,13 @@ def table_repo(tmp_path_factory):
 @pytest.fixture(scope="module")
 def decide(table_repo):
     """The decision, in-process (the same code the runtime copy runs), isolated like the CLI."""
-    from agentguard.hooks.analyser.check import decide as check_decide
+    from agentguard.hooks.analyser.check import verdict
     saved = dict(os.environ)
     os.environ.clear()
     os.environ.update(table_repo.env)
     for key in [k for k in os.environ if k.startswith("GIT_") and k != "GIT_CONFIG_NOSYSTEM"]:
         del os.environ[key]
-    yield lambda command: check_decide(command=command, cwd=table_repo.path)
+    yield lambda command: verdict(command=command, cwd=table_repo.path)
     os.environ.clear()
     os.environ.update(saved)
 

@@ -90,6 +90,15 @@ def _base_env(home):
     return env
 
 
+def fresh_home(tmp_path_factory, name):
+    """(root, env) for a module-scoped fixture: a fresh directory ``name`` with its own HOME and the tests'
+    git environment."""
+    root = tmp_path_factory.mktemp(name)
+    home = root / "home"
+    home.mkdir()
+    return root, _base_env(home)
+
+
 class Git:
     """A working repository driven by the real git binary."""
 
@@ -134,10 +143,7 @@ def module_world(tmp_path_factory, name):
     """(root, env, work, remote path) for a module-scoped fixture: a fresh HOME, a bare remote
     ``root/remote.git`` and a work repository ``root/work`` with one commit on main and the remote
     added as origin (nothing pushed yet, nothing installed)."""
-    root = tmp_path_factory.mktemp(name)
-    home = root / "home"
-    home.mkdir()
-    env = _base_env(home)
+    root, env = fresh_home(tmp_path_factory, name)
     remote = str(root / "remote.git")
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", remote], env=env, check=True)
     subprocess.run(["git", "init", "-q", "-b", "main", str(root / "work")], env=env, check=True)

@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 from agentguard.hooks.analyser.gitrules import HANDLERS, programs
-from agentguard.hooks.analyser.gitrules import commands as C
+from agentguard.hooks.analyser.gitrules import commands
 from helpers import assert_refused_and_kept, refused, state, upstream_advance
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -42,28 +42,29 @@ def analysed(repo, command):
 def assert_as_stated(repo, cmd, cls, coverage, command, rule=None):
     """The table gives ``cmd``'s class ``cls`` the backstop's ``coverage``, and `agentguard check`
     decides ``command`` as the table says (a block: with ``rule``)."""
-    found = [entry[1:3] for entry in C.COMMANDS[cmd] if entry[0] == cls]
+    found = [entry[1:3] for entry in commands.COMMANDS[cmd] if entry[0] == cls]
     assert found and found[0][1] == coverage, (cmd, cls, found)
-    blocks = found[0][0] == C.RULE or (found[0][0] == C.READ and rule is not None)  # READ: as its program
+    blocks = found[0][0] == commands.RULE or (found[0][0] == commands.READ and rule is not None)  # READ: as its program
     assert analysed(repo, command) == (("block", rule) if blocks else ("allow", None))
 
 
 # -- the table itself ---------------------------------------------------------------------------------
 
 def test_every_command_git_lists_has_a_row():
-    missing = sorted(listed_commands() - set(C.COMMANDS))
+    missing = sorted(listed_commands() - set(commands.COMMANDS))
     assert not missing, "add these to hooks/analyser/gitrules/commands.py: %s" % missing
 
 
 def test_the_table_names_the_analysers_rules_as_they_are():
-    for cmd, entries in C.COMMANDS.items():
+    for cmd, entries in commands.COMMANDS.items():
         for entry in entries:
-            assert len(entry) in (3, 4) and entry[0] in C.CLASSES and entry[1] in C.ANALYSER and \
-                entry[2] in C.BACKSTOP, (cmd, entry)
-            assert (entry[1] == C.RULE) <= (cmd in HANDLERS), "%s: no rule in HANDLERS judges it" % cmd
-    ruled = {cmd for cmd, entries in C.COMMANDS.items() if any(e[1] == C.RULE for e in entries) or not entries}
+            assert len(entry) in (3, 4) and entry[0] in commands.CLASSES and entry[1] in commands.ANALYSER and \
+                entry[2] in commands.BACKSTOP, (cmd, entry)
+            assert (entry[1] == commands.RULE) <= (cmd in HANDLERS), "%s: no rule in HANDLERS judges it" % cmd
+    ruled = {cmd for cmd, entries in commands.COMMANDS.items()
+             if any(e[1] == commands.RULE for e in entries) or not entries}
     assert set(HANDLERS) <= ruled, "HANDLERS judges commands the table says no rule reads"
-    read = {cmd for cmd, entries in C.COMMANDS.items() if any(e[1] == C.READ for e in entries)}
+    read = {cmd for cmd, entries in commands.COMMANDS.items() if any(e[1] == commands.READ for e in entries)}
     assert read == set(programs.OPTIONS) | set(programs.POSITIONAL) | {"for-each-repo"}, \
         "the table and gitrules/programs.py disagree on which programs are read"
 
@@ -71,7 +72,7 @@ def test_the_table_names_the_analysers_rules_as_they_are():
 def test_security_md_shows_the_table():
     with open(os.path.join(ROOT, "SECURITY.md"), encoding="utf-8") as fh:
         found = re.search(r"<!-- commands:begin -->\n(.*)<!-- commands:end -->", fh.read(), re.S)
-    assert found and found.group(1) == C.render_markdown(), \
+    assert found and found.group(1) == commands.render_markdown(), \
         "regenerate SECURITY.md's section from commands.render_markdown()"
 
 
@@ -85,7 +86,7 @@ def test_security_md_shows_the_table():
 ])
 def test_local_ref_writes_meet_the_reference_transaction_hook(guarded, cmd, command, rule):
     repo, bare = guarded
-    assert_as_stated(repo, cmd, C.REF, C.TX, command, rule)
+    assert_as_stated(repo, cmd, commands.REF, commands.TX, command, rule)
     before = state(repo, bare)
     assert_refused_and_kept(repo.sh(command), repo, bare, before)
 
@@ -97,7 +98,8 @@ def test_hole_reflog_updateref_moves_main_back_with_no_hook(guarded, tmp_path):
     repo.run("merge", "-q", "--ff-only", "origin/main")
     current, earlier = repo.rev("main"), repo.rev("main@{1}")
     command = "git reflog delete --updateref 'main@{0}'"
-    assert_as_stated(repo, "reflog", C.REF, C.NO_HOOK, command, "protected-move")  # the analyser blocks it
+    # the analyser blocks it
+    assert_as_stated(repo, "reflog", commands.REF, commands.NO_HOOK, command, "protected-move")
     proc = repo.sh(command)
     assert proc.returncode == 0 and not refused(proc), proc.stderr
     assert repo.rev("main") == earlier != current
@@ -108,7 +110,7 @@ def test_hole_reflog_updateref_moves_main_back_with_no_hook(guarded, tmp_path):
 def test_push_meets_the_pre_push_hook(guarded):
     repo, bare = guarded
     command = "git push origin feat:main"
-    assert_as_stated(repo, "push", C.REMOTE, C.PRE_PUSH, command, "push-protected")
+    assert_as_stated(repo, "push", commands.REMOTE, commands.PRE_PUSH, command, "push-protected")
     before = state(repo, bare)
     assert_refused_and_kept(repo.sh(command), repo, bare, before)
 
@@ -116,7 +118,7 @@ def test_push_meets_the_pre_push_hook(guarded):
 def test_hole_send_pack_lands_on_main_with_no_pre_push(guarded):
     repo, bare = guarded
     command = "git send-pack %s feat:main" % REMOTE
-    assert_as_stated(repo, "send-pack", C.REMOTE, C.NO_PRE_PUSH, command, "push-protected")
+    assert_as_stated(repo, "send-pack", commands.REMOTE, commands.NO_PRE_PUSH, command, "push-protected")
     proc = repo.sh(command)  # what the analyser is the only guard against
     assert proc.returncode == 0 and not refused(proc), proc.stderr
     assert bare.rev("main") == repo.rev("feat")
@@ -176,7 +178,7 @@ def test_the_push_plumbing_is_judged_by_its_destinations(decide, table_repo, com
 ])
 def test_config_writes_are_seen_by_no_hook(guarded, cmd, command, rule, key):
     repo, bare = guarded
-    assert_as_stated(repo, cmd, C.CONFIG, C.UNSEEN, command, rule)
+    assert_as_stated(repo, cmd, commands.CONFIG, commands.UNSEEN, command, rule)
     before = state(repo, bare)
     proc = repo.sh(command)
     assert proc.returncode == 0 and not refused(proc), proc.stderr
@@ -186,7 +188,7 @@ def test_config_writes_are_seen_by_no_hook(guarded, cmd, command, rule, key):
 def test_hooks_switched_off_by_config_run_none(guarded):
     repo, bare = guarded
     command = "git config core.hooksPath /dev/null"
-    assert_as_stated(repo, "config", C.HOOKS, C.HOOKS_OFF, command, "hooks-path")
+    assert_as_stated(repo, "config", commands.HOOKS, commands.HOOKS_OFF, command, "hooks-path")
     assert repo.sh(command).returncode == 0
     repo.run("update-ref", "refs/heads/main", "feat")  # the hole SECURITY.md lists first
     assert repo.rev("main") == repo.rev("feat")
@@ -203,7 +205,7 @@ def test_init_with_a_template_keeps_the_guards_hooks(guarded, tmp_path):
     with open(hook, "rb") as fh:
         ours = fh.read()
     command = "git init -q --template=%s ." % template.parent
-    assert_as_stated(repo, "init", C.HOOKS, C.KEPT, command)
+    assert_as_stated(repo, "init", commands.HOOKS, commands.KEPT, command)
     assert repo.sh(command).returncode == 0
     with open(hook, "rb") as fh:
         assert fh.read() == ours
@@ -217,7 +219,8 @@ def test_init_with_a_template_keeps_the_guards_hooks(guarded, tmp_path):
 def test_a_program_in_an_option_meets_the_hooks_of_what_it_runs(guarded):
     repo, bare = guarded
     command = "git grep -O'git push origin feat:main; true' -e initial"
-    assert_as_stated(repo, "grep", C.CODE, C.PROGRAM, command, "push-protected")  # the analyser reads it...
+    # the analyser reads it...
+    assert_as_stated(repo, "grep", commands.CODE, commands.PROGRAM, command, "push-protected")
     before = state(repo, bare)  # ...and run anyway, the hooks refuse what it does
     proc = repo.sh(command)
     assert "agentguard: refused" in proc.stderr and state(repo, bare) == before, proc.stderr
@@ -267,7 +270,7 @@ def test_an_alias_cannot_hide_a_shipped_command_from_the_analyser(decide, table_
                                      "git pack-refs --all", "git fsck --no-progress", "git stripspace < /dev/null"])
 def test_commands_of_no_class_change_no_ref_config_or_hook(guarded, command):
     repo, bare = guarded
-    assert C.COMMANDS[command.split()[1]] == ()
+    assert commands.COMMANDS[command.split()[1]] == ()
     assert analysed(repo, command) == ("allow", None)
     before = _refs_config_hooks(repo, bare)
     assert repo.sh(command).returncode == 0
@@ -281,13 +284,13 @@ def _refs_config_hooks(repo, bare):
 
 # -- every row ----------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cmd", sorted(C.COMMANDS))
+@pytest.mark.parametrize("cmd", sorted(commands.COMMANDS))
 def test_every_command_is_judged_as_its_row_says(decide, cmd):
     """Each command of the table, on a feature branch, read-only form where there is one: a command no rule
     reads is allowed (no false block from a table row); one a rule reads either way is decided by it."""
     decision, rule, _ = decide("git checkout -q feat && git %s --help" % cmd)
-    ruled = any(entry[1] == C.RULE for entry in C.COMMANDS[cmd])
+    ruled = any(entry[1] == commands.RULE for entry in commands.COMMANDS[cmd])
     assert decision == "allow" or ruled or cmd.startswith("remote-"), (cmd, rule)
     decision, rule, _ = decide("git checkout -q feat && git %s" % cmd)
-    if not ruled and not C.COMMANDS[cmd]:
+    if not ruled and not commands.COMMANDS[cmd]:
         assert decision == "allow", (cmd, rule)

@@ -26,7 +26,7 @@ def forged_remote(repo, tmp_path, name="x.git"):
 @pytest.fixture
 def check(monkeypatch):
     """The analyser's decision in-process (the code the runtime copy runs): (decision, rule)."""
-    from agentguard.hooks.analyser.check import decide
+    from agentguard.hooks.analyser.check import verdict
 
     def run(repo, command):
         for key in list(os.environ):
@@ -34,7 +34,7 @@ def check(monkeypatch):
         for key, value in repo.env.items():
             if not key.startswith("GIT_") or key == "GIT_CONFIG_NOSYSTEM":
                 monkeypatch.setenv(key, value)
-        return decide(command=command, cwd=repo.path)[:2]
+        return verdict(command=command, cwd=repo.path)[:2]
     return run
 
 

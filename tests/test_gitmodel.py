@@ -61,7 +61,7 @@ def test_help_parser_on_both_help_styles():
 
 def test_install_snapshots_the_table_and_the_hooks_read_it(make_repo):
     repo, _ = make_repo()
-    path = os.path.join(repo.path, ".git", "agentguard", options.SNAPSHOT_NAME)
+    path = os.path.join(repo.path, ".git", "agentguard", options.TABLE_FILE)
     with open(path) as fh:
         data = json.load(fh)
     assert data["git"] == repo.run("--version").stdout.strip()
@@ -79,7 +79,7 @@ def test_install_snapshots_the_table_and_the_hooks_read_it(make_repo):
 
 
 def test_a_broken_snapshot_falls_back_to_the_shipped_table(tmp_path):
-    (tmp_path / options.SNAPSHOT_NAME).write_text("{not json")
+    (tmp_path / options.TABLE_FILE).write_text("{not json")
     options._tables.clear()
     try:
         assert cli.parse(["git", "fetch", "--depth", "1", "origin"], str(tmp_path)).words() == ["origin"]

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from helpers import Git, _base_env
+from helpers import Git, fresh_home
 
 
 class World:
@@ -61,10 +61,7 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    base = tmp_path_factory.mktemp("local-names")
-    home = base / "home"
-    home.mkdir()
-    return World(base, _base_env(home))
+    return World(*fresh_home(tmp_path_factory, "local-names"))
 
 
 SRC = ["main", "heads/main", "refs/heads/main", "refs/tags/main", "tags/main", "feat", "trunk", "refs/heads/trunk",

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gitservers
-from helpers import Git, agentguard
+from helpers import Git, agentguard, fresh_home
 
 
 def _refs(bare):
@@ -342,11 +342,7 @@ class World:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    from helpers import _base_env
-    base = tmp_path_factory.mktemp("remote-names")
-    home = base / "home"
-    home.mkdir()
-    return World(base, _base_env(home))
+    return World(*fresh_home(tmp_path_factory, "remote-names"))
 
 
 def _moved(before, after, refs=None):

@@ -70,30 +70,20 @@ def _graph() -> dict[str, set[str]]:
     return {name: {target for target, _ in _imports(name) if target != name} for name in MODULES}
 
 
-def _parent_packages(name: str) -> set[str]:
-    parts = name.split(".")
-    return {".".join(parts[:i]) for i in range(1, len(parts))}
-
-
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """The strongly connected components with more than one module (Tarjan), each sorted. An import of a
-    module's own parent package is left out: the package's `__init__` runs first by construction (today:
-    gitrules.programs calls back into gitrules.check_git for `git for-each-repo`, and gitrules.commands
-    reads gitrules.HANDLERS to render SECURITY.md's table)."""
+    module's own parent package counts like any other."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
     on_stack: set[str] = set()
     components: list[list[str]] = []
 
-    def edges(node: str) -> set[str]:
-        return graph[node] - _parent_packages(node)
-
     def visit(node: str) -> None:
         index[node] = low[node] = len(index)
         stack.append(node)
         on_stack.add(node)
-        for succ in sorted(edges(node)):
+        for succ in sorted(graph[node]):
             if succ not in index:
                 visit(succ)
                 low[node] = min(low[node], low[succ])
@@ -161,5 +151,5 @@ def test_the_walk_sees_lazy_and_relative_imports() -> None:
     # both lazy (inside a function) and relative (`from .decision import`, `from ..rules import`)
     assert "agentguard.hooks.analyser.decision" in graph["agentguard.hooks.harness.hook"]
     assert "agentguard.hooks.rules" in graph["agentguard.hooks.analyser.decision"]
-    assert "agentguard.hooks.analyser.gitrules.commands" in graph["agentguard.hooks.analyser.gitrules.config"]
+    assert "agentguard.hooks.analyser.gitrules.commands" in graph["agentguard.hooks.analyser.gitrules.gitconfig"]
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]

@@ -16,7 +16,7 @@ import os
 import sys
 
 from ..gitio import scrubbed_env
-from .decision import analyse, decide, record_snapshot
+from .decision import analyse, record_snapshot, verdict
 
 USAGE = ("usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check [--after] --hook HARNESS"
          " | check --after [--cwd DIR] [--json]")
@@ -104,4 +104,4 @@ def main(argv, out=None):
     return 0 if block is None else 1
 
 
-__all__ = ["analyse", "decide", "main", "parse_args", "record_snapshot"]
+__all__ = ["analyse", "main", "parse_args", "record_snapshot", "verdict"]

@@ -10,7 +10,8 @@ import os
 import re
 import stat
 
-from .shellparse import DYN, RESERVED, Parser, Simple, Word, iter_simple, text_of
+from .shellparse import Parser
+from .shelltree import DYN, RESERVED, Simple, Word, iter_simple, text_of
 from ..harness import registry
 from ..rules import Block
 

@@ -31,8 +31,8 @@ def launcher_home():
     return None
 
 
-def decide(command=None, write=None, cwd="."):
-    """(decision, rule, reason)."""
+def verdict(command=None, write=None, cwd="."):
+    """``check``'s verdict on a command or a write: ("allow", "", "") or ("block", rule, reason)."""
     block = analyse(command, write, cwd)
     return ("allow", "", "") if block is None else ("block", block.rule, block.reason())
 

@@ -3,7 +3,7 @@ import os
 
 from .. import gitio
 from ..guardpaths import Guarded, real
-from ..policy import DEFAULT_BRANCHES, Policy, PolicyError, load_snapshot
+from ..policy import DEFAULT_BRANCHES, Policy, PolicyError, load_policy
 from ..repostate import RepoState, fetch_urls
 
 UNKNOWN = object()  # a branch we cannot know (after `git checkout -`, or `cd $DIR`)
@@ -50,7 +50,7 @@ class RepoView:
     def policy(self):
         if self._policy is None:
             try:
-                self._policy = load_snapshot(os.path.join(self.common_dir, "agentguard"))
+                self._policy = load_policy(os.path.join(self.common_dir, "agentguard"))
             except PolicyError:
                 guard = self.guard_policy() if self.guard_policy is not None and not self.installed else None
                 self._policy = guard or Policy(DEFAULT_BRANCHES, "default (no snapshot)")

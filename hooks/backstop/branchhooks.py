@@ -3,7 +3,7 @@
 These are the early, kind refusals (the staged work is untouched, nothing is left in progress);
 reference-transaction stays the backstop for everything they cannot see (``--no-verify``...).
 """
-from .. import rules as R
+from .. import rules
 from .. import gitio
 from ..textsafe import safe
 
@@ -23,11 +23,11 @@ def decide_commit(state, policy, hook):
         return None
     b = safe(branch, 80)
     if hook == "pre-merge-commit":
-        return R.Refusal("merge-on-protected", "a merge commit on protected branch '%s'" % b,
-                         "work reaches '%s' through a pull request" % b,
-                         [R.ABORT_STEP["merge"]] + R.branch_work_steps())
-    return R.Refusal("commit-on-protected", "a commit on protected branch '%s'" % b,
-                     "work reaches '%s' through a branch and a pull request" % b, R.branch_work_steps())
+        return rules.Refusal("merge-on-protected", "a merge commit on protected branch '%s'" % b,
+                             "work reaches '%s' through a pull request" % b,
+                             [rules.ABORT_STEP["merge"]] + rules.branch_work_steps())
+    return rules.Refusal("commit-on-protected", "a commit on protected branch '%s'" % b,
+                         "work reaches '%s' through a branch and a pull request" % b, rules.branch_work_steps())
 
 
 def decide_rebase(state, policy, args):
@@ -43,7 +43,7 @@ def decide_rebase(state, policy, args):
     else:
         return None
     b = safe(branch, 80)
-    return R.Refusal("rebase-protected", "rebasing protected branch '%s' onto %s" % (b, safe(upstream, 80)),
-                     "that would put commits on '%s' that its remote counterpart does not have" % b,
-                     ["git switch -c %s %s   # rebase a new branch instead" % (R.NEW_BRANCH, b),
+    return rules.Refusal("rebase-protected", "rebasing protected branch '%s' onto %s" % (b, safe(upstream, 80)),
+                         "that would put commits on '%s' that its remote counterpart does not have" % b,
+                         ["git switch -c %s %s   # rebase a new branch instead" % (rules.NEW_BRANCH, b),
                       "git rebase %s" % safe(upstream, 80)])

@@ -12,7 +12,7 @@ costs only such a spelling.
 import os
 
 from .. import gitio
-from .. import rules as R
+from .. import rules
 from ..textsafe import safe
 
 
@@ -63,8 +63,8 @@ def refusal(state, policy, item, call_text):
     kind = policy.classify(item.ref, fold=True)
     if kind is None or not ignores_case(state):
         return None
-    return R.Refusal("protected-move", "updating '%s' (%s)" % (safe(item.ref, 120), safe(call_text, 40)),
-                     "this repository's file system ignores letter case, so it is the same file as protected "
-                     "'%s'" % safe(kind[-1], 80),
-                     ["git branch %s   # name branches so that no letter case makes them a protected one"
-                      % R.NEW_BRANCH], [item])
+    return rules.Refusal("protected-move", "updating '%s' (%s)" % (safe(item.ref, 120), safe(call_text, 40)),
+                         "this repository's file system ignores letter case, so it is the same file as protected "
+                         "'%s'" % safe(kind[-1], 80),
+                         ["git branch %s   # name branches so that no letter case makes them a protected one"
+                      % rules.NEW_BRANCH], [item])

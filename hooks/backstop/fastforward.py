@@ -4,7 +4,7 @@ files when the branch update reaches reference-transaction, and there is no merg
 own two-way merge from the new commit back to the old (``git read-tree -m -u NEW OLD``: the index and
 the work tree as they were, staged and unstaged changes of one's own kept), and says so."""
 from .. import gitio
-from .. import rules as R
+from .. import rules
 
 CMDS = ("merge", "pull")
 
@@ -26,4 +26,4 @@ def undo(state, refusal, call):
         refusal.steps = ["git push -u origin <the-branch-you-merged>   # then open a pull request"]
     else:
         refusal.steps = ["git reset --merge   # takes the fast-forward's files back out; unstaged changes stay"] \
-            + R.branch_work_steps()
+            + rules.branch_work_steps()

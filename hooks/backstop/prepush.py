@@ -1,10 +1,11 @@
 """pre-push: no push lands on a protected branch, whatever the refspec looks like."""
-from .. import rules as R
+from .. import rules
 from .reflines import Malformed, is_zero, parse_prepush
 from ..textsafe import safe
 
 
-def decide(state, policy, data, call, remote_name, url=None, argv=None):
+def push_refusal(state, policy, data, call, remote_name, url=None, argv=None):
+    """The Refusal for this push (pre-push's stdin ``data``), or None when every update may go."""
     remote = remote_name or "origin"
     items = parse_prepush(data)
     if _is_mirror(state, call, items, remote_name):
@@ -13,18 +14,14 @@ def decide(state, policy, data, call, remote_name, url=None, argv=None):
     for item in items:
         if isinstance(item, Malformed):
             if any(policy.classify(w) for w in item.words):
-                return R.Refusal("unreadable-input", "a push agentguard cannot read",
-                                 "the line %r is not what git sends to pre-push; refusing on doubt"
-                                 % safe(item.text, 120), ["agentguard doctor"])
+                return rules.Refusal("unreadable-input", "a push agentguard cannot read",
+                                     "the line %r is not what git sends to pre-push; refusing on doubt"
+                                     % safe(item.text, 120), ["agentguard doctor"])
             continue
         lines.append(item)
     lines = _through_symbolic_refs(state, policy, lines, url)
     if lines is None:
-        return R.Refusal("push-protected", "a push to %s" % safe(remote, 80),
-                         "a pushed branch stands where a protected branch stands there, and the remote cannot be "
-                         "asked whether it is a symbolic ref to it; nothing was pushed",
-                         ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60),
-                                                                                         R.NEW_BRANCH)])
+        return rules.symref_unknown(remote)
     from .casefold import remote_ignores_case
     return refuse_protected(policy, lines, remote, lambda: has_no_branches(url), state.ag_home, "pre-push", argv,
                             lambda: remote_ignores_case(url, state.cwd))
@@ -58,9 +55,9 @@ def _through_symbolic_refs(state, policy, lines, url):
 
 
 def mirror_refusal(remote):
-    return R.Refusal("push-mirror", "a mirror push to %s" % safe(remote, 80),
-                     "a mirror push can delete or rewrite protected branches without showing them to hooks",
-                     ["git push %s <branch>   # push the branches you mean, one by one" % safe(remote, 60)])
+    return rules.Refusal("push-mirror", "a mirror push to %s" % safe(remote, 80),
+                         "a mirror push can delete or rewrite protected branches without showing them to hooks",
+                         ["git push %s <branch>   # push the branches you mean, one by one" % safe(remote, 60)])
 
 
 def has_no_branches(url):
@@ -110,12 +107,12 @@ def refuse_protected(policy, items, remote, remote_is_empty, ag_home=None, hook=
         steps = ["(delete or rename protected branches in the server's settings, not from an agent)"]
     else:
         what = "pushing to protected branch '%s' on %s" % (b, safe(remote, 80))
-        steps = ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60), R.NEW_BRANCH),
+        steps = ["git push -u %s HEAD:refs/heads/%s   # push to a new branch" % (safe(remote, 60), rules.NEW_BRANCH),
                  "then open a pull request into '%s'" % b]
     more = " (and %d more protected)" % (len(hits) - 1) if len(hits) > 1 else ""
-    return R.Refusal("push-protected", what + more,
-                     "nothing was pushed, not even the other refs of this push", steps,
-                     [(i.remote_ref, i.remote_oid, i.local_oid) for i, _ in hits])
+    return rules.Refusal("push-protected", what + more,
+                         "nothing was pushed, not even the other refs of this push", steps,
+                         [(i.remote_ref, i.remote_oid, i.local_oid) for i, _ in hits])
 
 
 def _is_mirror(state, call, items, remote_name):

@@ -6,7 +6,7 @@ Only the ``prepared`` state can still abort a transaction, so that is where we d
 """
 import os
 
-from .. import rules as R
+from .. import rules
 from . import casefold, fastforward, heldrefs
 from .reflines import Malformed, is_oid, is_symref_value, is_zero, parse_reftx
 from ..gitmodel import lsremote, refnames, remotes
@@ -17,7 +17,7 @@ REMOTE_WRITERS = ("fetch", "pull", "push", "clone", "remote")
 _BRANCH_RENAME = ("-m", "-M", "--move", "-c", "-C", "--copy")
 
 
-def decide(state, policy, data, call, hook_state="prepared", caller=None, argv=None):
+def transaction_refusal(state, policy, data, call, hook_state="prepared", caller=None, argv=None):
     """Return a Refusal, or None when every update in the transaction may proceed.
 
     ``caller`` is the pid of the git process; when its argv is unknown (``call`` None), branch
@@ -47,9 +47,9 @@ def _decide(state, policy, items, call, argv=None):
     for item in items:
         if isinstance(item, Malformed):
             if any(policy.classify(w) or w.startswith("refs/heads/") for w in item.words):
-                return R.Refusal("unreadable-input", "a ref update agentguard cannot read",
-                                 "the line %r is not '<old> <new> <ref>'; refusing on doubt" % safe(item.text, 120),
-                                 ["agentguard doctor        # check the installation and your git version"])
+                return rules.Refusal("unreadable-input", "a ref update agentguard cannot read",
+                                     "the line %r is not '<old> <new> <ref>'; refusing on doubt" % safe(item.text, 120),
+                                     ["agentguard doctor        # check the installation and your git version"])
             continue
         refusal = casefold.refusal(state, policy, item, _cmd(call))
         if refusal:
@@ -95,8 +95,8 @@ UNKNOWN_STEP = "git status   # says which operation is in progress and how to ab
 def _local(state, item, branch, call, pending):
     b = safe(branch, 80)
     if is_symref_value(item.new) or not is_oid(item.new):
-        return R.Refusal("protected-symref", "changing protected branch '%s' into %s" % (b, safe(item.new, 80)),
-                         "a protected branch must stay a plain branch", R.branch_work_steps(), [item])
+        return rules.Refusal("protected-symref", "changing protected branch '%s' into %s" % (b, safe(item.new, 80)),
+                             "a protected branch must stay a plain branch", rules.branch_work_steps(), [item])
     if is_zero(item.new):
         # A deletion is harmless only when the ref keeps resolving to the same commit: the
         # prune step of `git pack-refs`/`git gc` removes a loose ref that is already packed
@@ -104,10 +104,10 @@ def _local(state, item, branch, call, pending):
         packed = state.packed_refs().get(item.ref)
         if not is_zero(item.old) and packed == item.old and not state.packed_refs_locked():
             return None
-        return R.Refusal("protected-delete", "deleting protected branch '%s' (%s)" % (b, safe(_cmd(call), 40)),
-                         "protected branches are changed on the server, through pull requests",
-                         ["git branch %s %s   # to rename: copy it to a new name instead"
-                          % (R.NEW_BRANCH, b)], [item])
+        return rules.Refusal("protected-delete", "deleting protected branch '%s' (%s)" % (b, safe(_cmd(call), 40)),
+                             "protected branches are changed on the server, through pull requests",
+                             ["git branch %s %s   # to rename: copy it to a new name instead"
+                          % (rules.NEW_BRANCH, b)], [item])
     current = state.current(item.ref)
     if item.new == current:
         return None  # not a move: reset, stash, pull on an up-to-date branch
@@ -123,34 +123,38 @@ def _local(state, item, branch, call, pending):
     cmd = call.cmd if call is not None else None
     why = "'%s' may only move to commits already on its remote counterpart (<remote>/%s)" % (b, b)
     if cmd == "commit":
-        steps = R.keep_commit_steps(item.new)
-    elif cmd in R.ABORT_STEP:
-        steps = [R.ABORT_STEP[cmd]] + R.branch_work_steps()
+        steps = rules.keep_commit_steps(item.new)
+    elif cmd in rules.ABORT_STEP:
+        steps = [rules.ABORT_STEP[cmd]] + rules.branch_work_steps()
     elif cmd is None:
-        steps = [UNKNOWN_STEP] + R.keep_commit_steps(item.new)
+        steps = [UNKNOWN_STEP] + rules.keep_commit_steps(item.new)
     else:
-        steps = ["git branch %s %s   # keep that commit on a new branch instead" % (R.NEW_BRANCH, safe(item.new, 80)),
-                 "git push -u origin %s   # then open a pull request" % R.NEW_BRANCH]
-    return R.Refusal("protected-move", "moving protected branch '%s' to new local work (%s)"
-                     % (b, safe(_cmd(call), 40)), why, steps, [item])
+        steps = ["git branch %s %s   # keep that commit on a new branch instead"
+                 % (rules.NEW_BRANCH, safe(item.new, 80)),
+                 "git push -u origin %s   # then open a pull request" % rules.NEW_BRANCH]
+    return rules.Refusal("protected-move", "moving protected branch '%s' to new local work (%s)"
+                         % (b, safe(_cmd(call), 40)), why, steps, [item])
 
 
 def _remote_tracking(state, item, kind, call):
     _, remote, branch = kind
     if is_symref_value(item.new) or not is_oid(item.new):
-        return R.Refusal("remote-tracking-forge", "turning remote-tracking ref '%s' into %s (%s)"
-                         % (safe(item.ref, 120), safe(item.new, 80), safe(_cmd(call), 40)),
-                         "it decides where '%s' may move, so it stays a plain ref that fetch writes" % safe(branch, 80),
-                         ["git fetch %s        # brings the remote's real %s" % (safe(remote, 60), safe(branch, 80))],
-                         [item])
+        return rules.Refusal("remote-tracking-forge", "turning remote-tracking ref '%s' into %s (%s)"
+                             % (safe(item.ref, 120), safe(item.new, 80), safe(_cmd(call), 40)),
+                             "it decides where '%s' may move, so it stays a plain ref that fetch writes"
+                             % safe(branch, 80),
+                             ["git fetch %s        # brings the remote's real %s"
+                              % (safe(remote, 60), safe(branch, 80))],
+                             [item])
     if is_zero(item.new) or item.new == state.current(item.ref):
         return None  # dropping or re-stating a remote-tracking ref unlocks nothing
     if state.programs_swapped():
-        return R.Refusal("remote-tracking-forge", "updating remote-tracking ref '%s' through programs the caller "
-                         "chose (%s)" % (safe(item.ref, 120), safe(_cmd(call), 40)),
-                         "git ran its transport programs from GIT_EXEC_PATH, not from its own install, so what "
-                         "it wrote is not known to be the remote's '%s'" % safe(branch, 80),
-                         ["env -u GIT_EXEC_PATH git fetch %s   # with git's own programs" % safe(remote, 60)], [item])
+        return rules.Refusal("remote-tracking-forge", "updating remote-tracking ref '%s' through programs the caller "
+                             "chose (%s)" % (safe(item.ref, 120), safe(_cmd(call), 40)),
+                             "git ran its transport programs from GIT_EXEC_PATH, not from its own install, so what "
+                             "it wrote is not known to be the remote's '%s'" % safe(branch, 80),
+                             ["env -u GIT_EXEC_PATH git fetch %s   # with git's own programs" % safe(remote, 60)],
+                             [item])
     recorded = state.recorded_remotes()
     if recorded is not None and remote in recorded and not state.fetches_recorded(remote):
         return _moved_remote(remote, branch, recorded[remote], item, call)
@@ -165,16 +169,17 @@ def _remote_tracking(state, item, kind, call):
         why = "it decides where '%s' may move, and the remote does not have that commit there" % safe(branch, 80)
     else:
         why = "it decides where '%s' may move, so only fetch and push update it" % safe(branch, 80)
-    return R.Refusal("remote-tracking-forge",
-                     "writing remote-tracking ref '%s' by hand (%s)" % (safe(item.ref, 120), safe(_cmd(call), 40)),
-                     why,
-                     ["git fetch %s        # brings the remote's real %s" % (safe(remote, 60), safe(branch, 80))],
-                     [item])
+    return rules.Refusal("remote-tracking-forge",
+                         "writing remote-tracking ref '%s' by hand (%s)" % (safe(item.ref, 120), safe(_cmd(call), 40)),
+                         why,
+                         ["git fetch %s        # brings the remote's real %s" % (safe(remote, 60), safe(branch, 80))],
+                         [item])
 
 
 def _moved_remote(remote, branch, recorded, item, call):
     r = safe(remote, 60)
-    return R.Refusal("remote-config", "updating remote-tracking ref '%s' from a remote that changed since install (%s)"
+    return rules.Refusal("remote-config",
+                         "updating remote-tracking ref '%s' from a remote that changed since install (%s)"
                      % (safe(item.ref, 120), safe(_cmd(call), 40)),
                      "'%s' does not fetch from %s any more, as recorded at install, and its tracking refs decide "
                      "where '%s' may move" % (r, safe(recorded, 200), safe(branch, 80)),
@@ -274,8 +279,8 @@ def _rename_source(policy, item, call):
     target = words[-1]
     if not policy.is_protected(target):
         return None
-    return R.Refusal("rename-onto-protected",
-                     "renaming or copying a branch onto protected branch '%s'" % safe(target, 80),
-                     "the branch being renamed is kept; protected branches change through pull requests",
-                     ["git push -u origin %s   # push it as it is and open a pull request"
+    return rules.Refusal("rename-onto-protected",
+                         "renaming or copying a branch onto protected branch '%s'" % safe(target, 80),
+                         "the branch being renamed is kept; protected branches change through pull requests",
+                         ["git push -u origin %s   # push it as it is and open a pull request"
                       % safe(item.ref[len("refs/heads/"):], 80)], [item])

@@ -1,7 +1,7 @@
 """One model of a git invocation, shared by the backstop, the analyser and the pre-commit entries.
 
 - ``options``: which options each command takes and which take a value (git's own answer,
-  snapshotted at install; a shipped table for the supported gits otherwise)
+  written at install; a shipped table for the supported gits otherwise)
 - ``cli``: a command line parsed the way git parses it: global options, the command, its options
   with their values, its positionals
 - ``refnames``: refspecs and how git expands each side of one

@@ -11,7 +11,7 @@ short flags (``-qj4``, ``-qj 4``), options and positionals in any order until ``
 """
 import os
 
-from . import options as O
+from .options import NONE, OPTIONAL, REQUIRED, CommandOptions, for_command
 
 # git.c: global options that take a value, as a separate word or after "=" ...
 GLOBAL_VALUE = {"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env", "--super-prefix",
@@ -55,7 +55,7 @@ class GitCall:
         self.options = []
         self.positionals = []
         self.dashdash = None
-        self._top = self._table = O.for_command(cmd, ag_home) if cmd else O.CommandOptions([])
+        self._top = self._table = for_command(cmd, ag_home) if cmd else CommandOptions([])
         if cmd:
             self._parse(ag_home)
 
@@ -67,7 +67,7 @@ class GitCall:
             i = _parse_options(table, args, self.options, self.positionals, stop_at_positional=True)
             if i < len(args) and args[i] in table.subcommands:
                 self.sub = args[i]
-                table = self._table = O.for_command("%s %s" % (self.cmd, self.sub), ag_home)
+                table = self._table = for_command("%s %s" % (self.cmd, self.sub), ag_home)
                 args = args[i + 1:]
             else:
                 args = args[i:]
@@ -125,7 +125,7 @@ def _parse_options(table, args, options, positionals, stop_at_positional=False):
                 options.append(Option(name, value if eq else None, False, word))
             else:
                 canonical, arity, negated = found
-                if not eq and arity == O.REQUIRED and i + 1 < len(args):
+                if not eq and arity == REQUIRED and i + 1 < len(args):
                     i += 1
                     value = args[i]
                     eq = "="
@@ -148,9 +148,9 @@ def _short_cluster(table, args, i, options):
     while j < len(word):
         letter = word[j]
         found = table.short_option(letter)
-        name, arity, negated = found if found else ("-" + letter, O.NONE, False)
+        name, arity, negated = found if found else ("-" + letter, NONE, False)
         rest = word[j + 1:]
-        if arity == O.REQUIRED:
+        if arity == REQUIRED:
             if rest:
                 options.append(Option(name, rest, negated, "-" + letter))
             elif i + 1 < len(args):
@@ -159,7 +159,7 @@ def _short_cluster(table, args, i, options):
             else:
                 options.append(Option(name, None, negated, "-" + letter))
             return i
-        if arity == O.OPTIONAL:
+        if arity == OPTIONAL:
             options.append(Option(name, rest or None, negated, "-" + letter))
             return i
         options.append(Option(name, None, negated, "-" + letter))

@@ -1,16 +1,16 @@
 """Which options a git command takes, and which take a value: read from git, not guessed.
 
-The table comes from ``git <cmd> --help-all`` (``installer/gitoptions.py``), snapshotted at install
-time as ``<git common dir>/agentguard/gitoptions.json``. ``options.json`` next to this file is the
-same table for the supported gits; it answers for a command the snapshot lacks and when there is
-no snapshot. An option neither knows is taken to have no value (git itself rejects it).
+The table comes from ``git <cmd> --help-all`` (``installer/gitoptions.py``), written at install
+time as ``<git common dir>/agentguard/gitoptions.json`` (the installed table). ``options.json`` next to this
+file is the same table for the supported gits; it answers for a command the installed table lacks and when
+there is none. An option neither knows is taken to have no value (git itself rejects it).
 """
 import json
 import os
 
 FORMAT = 1
-SNAPSHOT_NAME = "gitoptions.json"
-MAX_SNAPSHOT = 2 * 1024 * 1024
+TABLE_FILE = "gitoptions.json"
+MAX_TABLE_FILE = 2 * 1024 * 1024
 NONE, REQUIRED, OPTIONAL = "n", "r", "o"
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -20,8 +20,8 @@ _tables: dict = {}  # loaded tables and per-command views, once per process
 def _load(path):
     try:
         with open(path, "rb") as fh:
-            raw = fh.read(MAX_SNAPSHOT + 1)
-        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_SNAPSHOT else None
+            raw = fh.read(MAX_TABLE_FILE + 1)
+        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_TABLE_FILE else None
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("commands"), dict):
@@ -35,13 +35,13 @@ def shipped():
     return _tables["shipped"]
 
 
-def snapshot(ag_home):
+def installed_table(ag_home):
     """The install-time table of the repository whose agentguard home is ``ag_home`` (or None)."""
     if not ag_home:
         return None
-    key = ("snapshot", ag_home)
+    key = ("installed", ag_home)
     if key not in _tables:
-        _tables[key] = _load(os.path.join(ag_home, SNAPSHOT_NAME))
+        _tables[key] = _load(os.path.join(ag_home, TABLE_FILE))
     return _tables[key]
 
 
@@ -107,12 +107,12 @@ def _dict(value):
 
 
 def for_command(key, ag_home=None):
-    """CommandOptions for ``key`` ("fetch", "worktree add"): the snapshot's when it has the command
+    """CommandOptions for ``key`` ("fetch", "worktree add"): the installed table's when it has the command
     (the git that runs), else the shipped table's (read only then: a hook pays for one table)."""
     cache_key = ("cmd", key, ag_home)
     if cache_key not in _tables:
         entry = None
-        for load in (lambda: snapshot(ag_home), shipped):
+        for load in (lambda: installed_table(ag_home), shipped):
             table = load()
             entry = table["commands"].get(key) if table is not None else None
             if isinstance(entry, dict):

@@ -5,7 +5,7 @@ import os
 
 from .. import audit, gitio, guardconfig, guardpaths
 from ..repostate import RepoState
-from . import refs as refs_mod
+from .refs import rescue_local_only, undo
 from . import grants, snapshot, store
 from .report import RULE, UNCHANGED, Report
 
@@ -64,9 +64,9 @@ def check(where, before, report):
     if policy is not None:
         if before.get("refs") is not None:
             new_repo = before.get("no_branches") is True
-            refs_mod.undo(where, before["refs"], refs, policy, state, report, new_repo=new_repo)
+            undo(where, before["refs"], refs, policy, state, report, new_repo=new_repo)
         else:
-            refs_mod.rescue_local_only(where, refs, policy, state, report)
+            rescue_local_only(where, refs, policy, state, report)
 
 
 # -- config ---------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import stat
 
 from .. import gitio, guardconfig, guardpaths
 from ..harness import registry
-from ..policy import PolicyError, load_snapshot
+from ..policy import PolicyError, load_policy
 from . import store
 
 SKIP_IN_HOME = ("audit.jsonl", "lock", store.DIR)  # what changes on its own: the log, the lock, these records
@@ -94,11 +94,11 @@ def settled_refs(where, before, now):
     if policy is None:
         return now
     from ..repostate import RepoState
-    from . import refs as refs_mod
+    from .refs import may_stand
     state = RepoState(where.ag_home, cwd=where.top)
     out = dict(now)
     for ref in moved:
-        if now.get(ref) is None or not refs_mod.may_stand(ref[len("refs/heads/"):], now[ref], before[ref], now,
+        if now.get(ref) is None or not may_stand(ref[len("refs/heads/"):], now[ref], before[ref], now,
                                                            policy, state):
             out[ref] = before[ref]
     return out
@@ -140,7 +140,7 @@ def policy_of(where, record=None):
     except (PolicyError, TypeError, AttributeError):
         pass
     try:
-        return load_snapshot(where.ag_home)
+        return load_policy(where.ag_home)
     except PolicyError:
         return None
 

@@ -6,13 +6,13 @@ session with nothing forwarded."""
 import sys
 
 from .. import audit
-from .. import rules as R
+from .. import rules
 from ..backstop.casefold import remote_ignores_case
 from ..backstop.prepush import mirror_refusal, refuse_protected
 from ..backstop.reflines import PushLine, is_oid
 from ..gitmodel.refformat import is_full_refname
 from ..gitmodel.refnames import follow_symrefs
-from ..policy import PolicyError, load_snapshot
+from ..policy import PolicyError, load_policy
 from ..textsafe import safe
 from .coverage import PREFIX, PROBE, SCHEME
 
@@ -117,9 +117,9 @@ def serve(session, stdin, stdout, stderr):
 
 
 def unreadable(line):
-    return R.Refusal("unreadable-input", "a push agentguard cannot read",
-                     "git asked the push guard for %r; refusing on doubt: nothing was pushed" % safe(line, 120),
-                     ["agentguard doctor"])
+    return rules.Refusal("unreadable-input", "a push agentguard cannot read",
+                         "git asked the push guard for %r; refusing on doubt: nothing was pushed" % safe(line, 120),
+                         ["agentguard doctor"])
 
 
 def resolve(url):
@@ -184,9 +184,9 @@ class Session:
         """The refusal for this batch (``parse_push`` results), or None. A destination that is a
         symbolic ref on the remote is judged as the ref it points to: the remote updates that one."""
         try:
-            policy = load_snapshot(self.ag_home)
+            policy = load_policy(self.ag_home)
         except PolicyError as exc:
-            return R.guard_broken(str(exc), "this push")
+            return rules.guard_broken(str(exc), "this push")
         items = []
         for spec, dst in specs:
             src = spec.lstrip("+").rpartition(":")[0]
@@ -194,11 +194,7 @@ class Session:
                 return mirror_refusal(self.remote)  # only a mirror push writes a remote's tracking refs
             target = self.target(dst, policy)
             if target is None:
-                return R.Refusal("push-protected", "a push to %s on %s" % (safe(dst, 80), safe(self.remote, 80)),
-                                 "%s stands at the same commit as a protected branch there, and the remote cannot "
-                                 "be asked whether it is a symbolic ref to it; nothing was pushed" % safe(dst, 80),
-                                 ["git push -u %s HEAD:refs/heads/%s   # push to a new branch"
-                                  % (safe(self.remote, 60), R.NEW_BRANCH)])
+                return rules.symref_unknown(self.remote, dst)
             items.append(PushLine(src, ZERO if not src else src, target, (self.listed or {}).get(dst, ZERO)))
         refusal = refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home, "push-guard",
                                    ["git", "push", self.remote] + [spec for spec, _ in specs],

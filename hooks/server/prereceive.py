@@ -15,12 +15,12 @@ import os
 import sys
 
 from .. import audit
-from .. import rules as R
+from .. import rules
 from ..backstop.reflines import Malformed, is_oid, is_zero, parse_reftx
 from ..gitio import GitError, read_bounded, run as git_run
 from ..policy import PolicyError
 from ..textsafe import safe
-from . import identity, snapshot
+from . import identity, serverpolicy
 
 HOOK = "pre-receive"
 MAX_STDIN = 16 * 1024 * 1024
@@ -85,16 +85,16 @@ def effective_ref(policy, ref, git_dir):
     return symref_target(ref) or ref
 
 
-def decide(server, data, environ, ancestor=is_ancestor):
+def receive_refusal(server, data, environ, ancestor=is_ancestor):
     """The refusal for this push, or None to accept it."""
     updates, bad = parse(data)
     total = len(updates) + len(bad)
     whole = ("the server rejected the whole push: none of its %d refs was updated" % total if total > 1
              else "nothing was updated")
     if bad:
-        return R.Refusal("unreadable-input", "a push agentguard cannot read",
-                         "the line %r is not what git sends to pre-receive; %s" % (safe(bad[0], 120), whole),
-                         ["agentguard doctor --server <this repository>   # on the server"])
+        return rules.Refusal("unreadable-input", "a push agentguard cannot read",
+                             "the line %r is not what git sends to pre-receive; %s" % (safe(bad[0], 120), whole),
+                             ["agentguard doctor --server <this repository>   # on the server"])
     policy = server.policy
     git_dir = environ.get("GIT_DIR") or "."
     hits = []
@@ -124,7 +124,7 @@ def decide(server, data, environ, ancestor=is_ancestor):
             return _rewrite(who, update, branch, what % _named(update, branch), whole, [
                 "git pull --rebase %s %s   # then push again: a fast-forward" % (REMOTE, b),
                 "git push -u %s HEAD:refs/heads/%s   # or push it to a new branch and open a pull request"
-                % (REMOTE, R.NEW_BRANCH)])
+                % (REMOTE, rules.NEW_BRANCH)])
     return None
 
 
@@ -137,11 +137,12 @@ def _not_allowed(who, hits, whole, total):
     else:
         by = "by %s (from %s), who is not an allowed pusher" % (safe(who.name, 80), safe(who.source, 80))
     verb = "deleting" if is_zero(update.new) else "pushing to"
-    steps = ["git push -u %s HEAD:refs/heads/%s   # push the work to a new branch" % (REMOTE, R.NEW_BRANCH),
+    steps = ["git push -u %s HEAD:refs/heads/%s   # push the work to a new branch" % (REMOTE, rules.NEW_BRANCH),
              "then open a pull request into '%s'" % b]
     if total > len(hits):
         steps.append("push the other refs again on their own: they were rejected with it")
-    return R.Refusal("server-push-protected", "%s protected branch %s%s %s" % (verb, _named(update, branch), more, by),
+    return rules.Refusal("server-push-protected",
+                         "%s protected branch %s%s %s" % (verb, _named(update, branch), more, by),
                      "protected branches change on this server only through allowed pushers; %s" % whole,
                      steps, [u for u, _ in hits], branch=branch)
 
@@ -158,15 +159,15 @@ def _named(update, branch):
 
 
 def _rewrite(who, update, branch, what, whole, steps):
-    return R.Refusal("server-rewrite-protected", "%s by %s" % (what, safe(who.describe(), 80)),
-                     "protected branches only move forward here, even for allowed pushers; %s" % whole,
-                     steps, [update], branch=branch)
+    return rules.Refusal("server-rewrite-protected", "%s by %s" % (what, safe(who.describe(), 80)),
+                         "protected branches only move forward here, even for allowed pushers; %s" % whole,
+                         steps, [update], branch=branch)
 
 
 def broken(reason):
-    return R.Refusal("guard-broken", "this push: agentguard could not check it",
-                     "%s; a protected branch may be at stake, so the whole push is refused" % safe(reason, 200),
-                     ["agentguard doctor --server <this repository>    # on the server: names the gap",
+    return rules.Refusal("guard-broken", "this push: agentguard could not check it",
+                         "%s; a protected branch may be at stake, so the whole push is refused" % safe(reason, 200),
+                         ["agentguard doctor --server <this repository>    # on the server: names the gap",
                       "agentguard install --server <this repository>   # repairs the installation"])
 
 
@@ -178,7 +179,7 @@ def main(argv, ag_home, environ=None, stdin=None, stderr=None):
         if list(argv[:1]) != [HOOK]:
             raise ValueError("unknown hook %r" % safe(" ".join(argv), 60))
         data = read_bounded(stdin if stdin is not None else sys.stdin.buffer, MAX_STDIN)
-        refusal = decide(snapshot.load(ag_home), data, environ)
+        refusal = receive_refusal(serverpolicy.load(ag_home), data, environ)
     except (PolicyError, GitError, ValueError, OSError, RecursionError, MemoryError) as exc:
         refusal = broken(str(exc))
     except Exception as exc:  # a bug must still fail closed, and must not print a traceback

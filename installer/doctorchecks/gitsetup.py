@@ -43,7 +43,7 @@ def check_ref_storage(ctx):
 
 def check_git_options(ctx):
     """The option table install snapshotted (``gitoptions.json``) comes from the git on PATH now."""
-    path = os.path.join(ctx.info.ag_home, gitoptions.SNAPSHOT_NAME)
+    path = os.path.join(ctx.info.ag_home, gitoptions.TABLE_FILE)
     where = ctx.info.display(path)
     try:
         data = read_regular(path)

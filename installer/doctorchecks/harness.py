@@ -4,7 +4,7 @@ worktree too (what post-checkout writes there on ``git worktree add``; ``doctor 
 
 from ...hooks.textsafe import safe
 from .. import adapters, manifest, settingsplan, worktrees
-from .. import harnesses as harness_mod
+from .. import harnesses
 from ..errors import AgentguardError
 from ..fsops import read_contained, sha256_bytes
 from ..harnessinstall import registry
@@ -29,7 +29,7 @@ def check_adapters(ctx):
         else:
             ctx.add("adapters." + harness, "pass", "%s adapter in place and unmodified" % harness)
         status, summary, fix_ = registry.HARNESSES[harness].enabled(ctx)
-        if status == "warn" and not harness_mod.in_use_signs(harness, ctx.info.top):
+        if status == "warn" and not harnesses.in_use_signs(harness, ctx.info.top):
             # a harness nobody runs here (the plugin harnesses: a plain install writes their adapters for
             # everyone): what it would need is said, not warned about
             status, fix_ = "pass", None
@@ -78,15 +78,15 @@ def _harness_problems(top, harness, rec):
             problems.append("%s is missing" % rel)
         elif rel in recorded and sha256_bytes(data) != recorded[rel]:
             problems.append("%s was modified" % rel)
-    if harness in harness_mod.SETTINGS:
+    if harness in harnesses.SETTINGS:
         rel = settingsplan.recorded_rel(rec, harness)
         path, data = read_contained(top, rel, problems) or (None, None)
-        missing = harness_mod.missing_events(data, harness)
+        missing = harnesses.missing_events(data, harness)
         if missing:
             problems.append("%s does not hold agentguard's %s hook as install wrote it"
                             % (rel, "/".join(missing)))
         else:
-            problems += registry.HARNESSES[harness].problems(top, path, harness_mod.placed_groups(data, harness))
+            problems += registry.HARNESSES[harness].problems(top, path, harnesses.placed_groups(data, harness))
     else:
         problems += registry.HARNESSES[harness].problems(top, None, [])
     return problems

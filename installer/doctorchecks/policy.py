@@ -1,9 +1,9 @@
 """The policy in force: the snapshot parses and is what install recorded, it matches the
 configuration (``.agentguard.toml`` or the default), and the remotes protected branches follow are
 those install recorded. Sets ``ctx.policy`` for the groups after it."""
-from ...hooks.policy import PolicyError, load_snapshot
+from ...hooks.policy import PolicyError, load_policy
 from ...hooks.textsafe import safe
-from ..config import configured_remotes, effective_policy, remote_changes
+from ..committedconfig import configured_remotes, effective_policy, remote_changes
 from ..errors import AgentguardError
 from ..manifest import recorded_policy
 from ..repo import remote_head_branches
@@ -13,7 +13,7 @@ from .base import FIX_ALL, REINSTALL
 def check_policy_snapshot(ctx):
     """The snapshot in force parses and is what install recorded; sets ``ctx.policy``."""
     try:
-        ctx.policy = load_snapshot(ctx.info.ag_home)
+        ctx.policy = load_policy(ctx.info.ag_home)
     except PolicyError as exc:
         ctx.add("policy.snapshot", "fail", str(exc), FIX_ALL if ctx.record else "agentguard install", repair=REINSTALL)
         ctx.policy = recorded_policy(ctx.record)

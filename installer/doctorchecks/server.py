@@ -11,7 +11,7 @@ import os
 from ...hooks import audit
 from ...hooks.gitmodel.refnames import ZERO_OID
 from ...hooks.policy import PolicyError
-from ...hooks.server import identity, snapshot
+from ...hooks.server import identity, serverpolicy
 from ...hooks.textsafe import safe
 from .. import manifest, probes
 from ..errors import AgentguardError
@@ -133,7 +133,7 @@ def check_policy(ctx):
 
 def _server_policy(ctx):
     try:
-        server = snapshot.load(ctx.info.ag_home)
+        server = serverpolicy.load(ctx.info.ag_home)
     except PolicyError as exc:
         ctx.add("policy.snapshot", "fail", str(exc), ctx.fix)
         return None

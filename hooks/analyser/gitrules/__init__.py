@@ -1,46 +1,22 @@
 """The analyser's git rules, one module per command family, all on the shared git model.
 
-The dispatch table comes first: which family judges which command. ``check_git`` parses the
-words after ``git`` (global options, ``-c``, aliases), then hands the parsed ``GitCall`` to the
-family's rule.
+Which family judges which command is ``families.HANDLERS``. ``check_git`` parses the words after
+``git`` (global options, ``-c``, aliases), then hands the parsed ``GitCall`` to the family's rule.
 """
 import importlib
 import os
 
 from ...gitmodel import cli
 from ...bypass import SKIPPING_CMDS
+from ...guardconfig import GUARD_ALIAS
 from ...rules import Block
-from ..shellparse import DYN, Word
-from .config import config_sources
+from ..shelltree import DYN, Word
+from .gitconfig import config_sources
 from . import programs
 from .commands import COMMANDS, READ_ONLY_GIT
-from .config import GUARD_ALIAS
 from .context import GitContext  # noqa: F401  (the analyser builds it)
+from .families import HANDLERS
 
-# command -> (family module, rule). Families are imported when a command of theirs is judged: a
-# decision imports only what it needs (`agentguard check` runs on every tool call).
-HANDLERS = {
-    # history written on the current branch
-    "commit": ("commits", "commit"), "merge": ("commits", "merge"), "pull": ("commits", "pull"),
-    "rebase": ("commits", "rebase"), "cherry-pick": ("commits", "pick"), "revert": ("commits", "pick"),
-    "am": ("commits", "pick"), "reset": ("commits", "reset"),
-    # branches and refs
-    "branch": ("branches", "branch"), "checkout": ("branches", "checkout"), "switch": ("branches", "switch"),
-    "worktree": ("branches", "worktree"), "update-ref": ("branches", "update_ref"),
-    "symbolic-ref": ("branches", "symbolic_ref"), "filter-branch": ("branches", "rewrite_all"),
-    "filter-repo": ("branches", "rewrite_all"), "reflog": ("branches", "reflog"),
-    # remotes
-    "fetch": ("remote", "fetch"), "push": ("remote", "push"), "remote": ("remotecfg", "remote"),
-    # push plumbing: no pre-push hook runs (commands.py: every command, by what it can do)
-    "send-pack": ("remote", "send_pack"), "http-push": ("remote", "http_push"),
-    **{"remote-" + h: ("remote", "remote_helper") for h in ("ext", "fd", "ftp", "ftps", "http", "https")},
-    # the guard's files
-    "rm": ("paths", "paths"), "mv": ("paths", "paths"), "restore": ("paths", "paths"),
-    # hooks and aliases
-    "config": ("config", "config"),
-    # new repositories: later commands there are judged with the guarded repository's policy
-    "clone": ("repos", "clone"), "init": ("repos", "init"),
-}
 MAKE_REPO = ("clone", "init")  # judged where there is no repository yet
 
 
@@ -106,7 +82,7 @@ def check_git(words, ctx, depth=0):
             return _expand_alias(alias, call, words, ctx, depth)
     if call.cmd in SKIPPING_CMDS and call.has("--no-verify"):  # commit's -n is --no-verify in git's table
         raise Block("no-verify", "git %s --no-verify" % call.cmd)
-    programs.check(call, ctx)
+    programs.check(call, ctx, check_git)
     handler = handler_for(call.cmd)
     if handler and (ctx.repo is not None or call.cmd == "config" or call.cmd in MAKE_REPO):
         handler(call, ctx)

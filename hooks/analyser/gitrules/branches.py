@@ -4,7 +4,7 @@ import os
 from ...guardpaths import real
 from ...rules import Block
 from ..repoview import UNKNOWN
-from ..shellparse import DYN
+from ..shelltree import DYN
 from .context import NewWorktree
 
 _DELETE = ("-d", "-D", "--delete")

@@ -185,7 +185,7 @@ COMMANDS = {
 
 def render_markdown():
     """SECURITY.md's table: per class, the commands grouped by what the analyser and the backstop do."""
-    from . import HANDLERS
+    from .families import HANDLERS
     groups: dict = {}
     notes: dict = {}
     for cmd in sorted(COMMANDS):

@@ -1,7 +1,7 @@
 """Commands that write history on the current branch: commit, merge, pull, rebase, cherry-pick,
 revert, am, reset."""
 from ...rules import Block
-from ..shellparse import DYN
+from ..shelltree import DYN
 from ...gitmodel import refnames
 
 

@@ -1,7 +1,7 @@
 """Programs a git command line names (``rebase -x CMD``, ``grep -O CMD``, ``bisect run CMD``,
 ``--upload-pack CMD``...): git runs them through the shell, so they are read like any command line."""
 from ...rules import Block
-from ..shellparse import DYN, literal_word
+from ..shelltree import DYN, literal_word
 
 # command -> the options whose value is a program (git's long names; short forms resolve through git's table)
 OPTIONS = {
@@ -36,13 +36,14 @@ def programs(call):
     return found
 
 
-def check(call, ctx):
+def check(call, ctx, check_git):
+    """``check_git``: the rule for a whole git command line (the package's), for the one ``git for-each-repo``
+    runs in each repository (passed in: this module is imported by it)."""
     for text in programs(call):
         if DYN in text:
             raise Block("unanalysable", "git %s runs a program built from variables" % call.cmd)
         ctx.analyser.check_text(text, ctx.state.copy(), "git %s" % call.cmd)
     if call.cmd == "for-each-repo" and call.dashdash is not None:
-        from . import check_git  # the git command line it runs in each repository
         check_git([literal_word(w) for w in call.positionals[call.dashdash:]], ctx)
 
 

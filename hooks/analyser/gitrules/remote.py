@@ -5,7 +5,7 @@ from ... import gitio
 from ...gitmodel import lsremote, refnames, remotes
 from ...rules import Block
 from ..repoview import UNKNOWN
-from ..shellparse import DYN
+from ..shelltree import DYN
 
 
 def fetch(call, ctx):

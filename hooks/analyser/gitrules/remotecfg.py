@@ -2,7 +2,7 @@
 they may move to (docs/policy.md); adding, listing, showing, pruning and updating remotes does not."""
 from ...rules import Block
 from ..repoview import follows_remote
-from ..shellparse import DYN
+from ..shelltree import DYN
 
 # subcommand -> how many of its first positionals name a remote it changes (rename: old and new name)
 CHANGES = {"set-url": 1, "rename": 2, "remove": 1, "rm": 1}

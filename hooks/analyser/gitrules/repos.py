@@ -10,7 +10,7 @@ from ...guardconfig import rule_for
 from ...policy import DEFAULT_BRANCHES, Policy
 from ...rules import Block
 from ..repoview import UNKNOWN, config_key
-from ..shellparse import DYN, Word
+from ..shelltree import DYN, Word
 from .context import NewRepository
 
 

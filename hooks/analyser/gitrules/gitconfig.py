@@ -1,9 +1,9 @@
 """git config: switching hooks off (core.hooksPath, --edit) and aliases that skip hooks."""
 from ...rules import Block
 from ...bypass import alias_skips_hooks
-from ...guardconfig import INCLUDE_KEYS, GUARD_ALIAS, rule_for  # noqa: F401 (GUARD_ALIAS: re-exported)
+from ...guardconfig import INCLUDE_KEYS, rule_for
 from ..repoview import follows_remote, user_config_files
-from ..shellparse import DYN
+from ..shelltree import DYN
 
 _READ = ("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "--get-color", "--get-colorbool")
 _WRITE = ("--unset", "--unset-all", "--add", "--replace-all")
