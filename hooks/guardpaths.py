@@ -8,6 +8,8 @@ not ``.git/``, ``/tmp/repo-other`` is not below ``/tmp/repo``.
 import fnmatch
 import os
 
+from .layout import HOME
+
 # Relative to the work tree: the committed policy, the harness adapters, and whatever could
 # switch an adapter off or outrank it (settings that disable hooks; another extension or plugin
 # loaded before ours can approve or rewrite a call), so the plugin folders are guarded whole.
@@ -52,7 +54,7 @@ def user_files(environ=None):
             os.path.join(config, "opencode", "opencode.json*")]
 # Relative to the git common dir: the runtime, the snapshot, refs written by hand, the config
 # (core.hooksPath), and the default hooks directory.
-COMMON_FILES = ("agentguard", "hooks", "refs", "packed-refs", "config")
+COMMON_FILES = (HOME, "hooks", "refs", "packed-refs", "config")
 
 
 def real(path):
@@ -87,12 +89,12 @@ def bytecode_cache(path, ag_home):
 
 
 class Guarded:
-    """The guarded paths of one repository."""
+    """The guarded paths of one repository (at ``where``, a ``layout.Layout``)."""
 
-    def __init__(self, top, git_dir, common_dir, hooks_dir):
-        paths = [os.path.join(top, *p.split("/")) for p in WORKTREE_FILES] + user_files()
-        paths += [os.path.join(common_dir, p) for p in COMMON_FILES]
-        paths += [hooks_dir, os.path.join(git_dir, "refs"), os.path.join(git_dir, "config.worktree")]
+    def __init__(self, where):
+        paths = [os.path.join(where.top, *p.split("/")) for p in WORKTREE_FILES] + user_files()
+        paths += [os.path.join(where.common_dir, p) for p in COMMON_FILES]
+        paths += [where.hooks_dir, os.path.join(where.git_dir, "refs"), os.path.join(where.git_dir, "config.worktree")]
         self.patterns = sorted({_real_pattern(p) for p in paths if "*" in p})
         self.paths = sorted({real(p) for p in paths if "*" not in p})
 

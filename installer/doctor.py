@@ -60,7 +60,7 @@ class Context:
     """What every check reads, and where it records what it found."""
 
     def __init__(self, info, record, live):
-        self.info = info  # repo.RepoInfo: top, hooks_dir, ag_home, ...
+        self.info = info  # hooks.layout.Layout: top, hooks_dir, ag_home, ...
         self.record = record  # the install manifest, or None when agentguard is not installed
         self.live = live  # False: no probes (the doctor runs inside a hook or a probe)
         self.policy = None  # the policy in force, set by the policy group (probes and branches read it)
@@ -197,7 +197,7 @@ def check_worktrees(ctx):
 
 
 def _worktrees(ctx):
-    """({key: RepoInfo} of the usable worktrees, [(path, why)] of the skipped ones), asked once."""
+    """({key: Layout} of the usable worktrees, [(path, why)] of the skipped ones), asked once."""
     return ctx.memo("worktrees", lambda: worktrees.live(ctx.info))
 
 
@@ -506,7 +506,7 @@ def _protected_branches(ctx):
 
 def _ask(ctx, question):
     """``question(state)``: the runtime's own answer (a ``RepoState``), in the doctor's clean environment."""
-    state = ctx.memo("state", lambda: RepoState(ctx.info.ag_home, cwd=ctx.info.top))
+    state = ctx.memo("state", lambda: RepoState.of(ctx.info))
     try:
         with _clean_git_env():
             return question(state)
@@ -653,7 +653,7 @@ def check_adapters(ctx):
 
 
 def worktrees_missing_adapters(record, places):
-    """[(worktree top, problems)] of the worktrees (``places``: [(key, RepoInfo)]) whose adapters,
+    """[(worktree top, problems)] of the worktrees (``places``: [(key, Layout)]) whose adapters,
     as its record (or, with none yet, the main worktree's harnesses) has them, are not all in place."""
     out = []
     for key, where in places:
@@ -887,6 +887,6 @@ def rescue_branches(top):
     if policy is None:
         return ["no protected branch was moved: the policy snapshot cannot be read (agentguard install)"]
     report = Report()
-    refs.rescue_local_only(where, snapshot.read_git(where)[1], policy, RepoState(where.ag_home, cwd=where.top),
+    refs.rescue_local_only(where, snapshot.read_git(where)[1], policy, RepoState.of(where),
                            report)
     return [u["what"] for u in report.undone] + ["could not: " + f for f in report.failed]

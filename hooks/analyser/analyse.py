@@ -148,7 +148,7 @@ class Analyser:
             from ..policy import PolicyError, load_snapshot
             self._guard = None
             start = self.repo_at(self.start) if self.start else None
-            homes = [os.path.join(start.common_dir, "agentguard")] if start is not None else []
+            homes = [start.ag_home] if start is not None else []
             for home in homes + ([self.launcher_home] if self.launcher_home else []):
                 try:
                     self._guard = load_snapshot(home)
@@ -590,7 +590,7 @@ class Analyser:
             roots = list(guarded.paths) + [os.path.join(d, n) for d, pat in guarded.patterns if os.path.isdir(d)
                                            for n in sorted(os.listdir(d)) if findexpr.fnmatch.fnmatchcase(n, pat)]
             roots += sorted(self.user_configs())  # the git config files that can switch hooks off
-            cache = os.path.join(repo.common_dir, "agentguard")
+            cache = repo.ag_home
             hit = findexpr.guarded_match(roots, path, patterns, lambda p: bytecode_cache(p, cache))
             if hit:
                 rel = os.path.relpath(hit, repo.top)
@@ -628,7 +628,7 @@ class Analyser:
             hit = repo.guarded.hit(path)
             if hit:
                 from .. import grant  # only where a guarded path is hit
-            if hit and inside(target, real(grant.folder(os.path.join(repo.common_dir, "agentguard")))):
+            if hit and inside(target, real(grant.folder(repo.ag_home))):
                 raise Block("break-glass", "writing a break-glass grant (%s)" % os.path.relpath(target, repo.top))
             if hit:
                 rel = os.path.relpath(hit, repo.top)
