@@ -36,7 +36,10 @@ def unclaimed_bare(state):
         return False  # a work tree's git dir, whatever core.bare says: `git config core.bare true` is no way out
     if any(os.path.lexists(os.path.join(git_dir, rel)) for rel in ("index", os.path.join("logs", "HEAD"))):
         return False
-    where = layout.at(os.getcwd(), env=gitio.without_command_line_config())
+    try:
+        where = layout.at(os.getcwd(), env=gitio.without_command_line_config())
+    except OSError:  # a working directory that is gone: git cannot answer there either
+        return False
     return where is not None and where.bare
 
 

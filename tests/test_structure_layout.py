@@ -55,8 +55,8 @@ def _home_spellings(name: str) -> list[str]:
         if isinstance(node, ast.Call) and _is_join(node) and any(
                 isinstance(a, ast.Constant) and a.value == layout.HOME for a in node.args):
             found.append(f"{name}:{node.lineno}: join(..., {layout.HOME!r})")
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(layout.HOME + "/") \
-                and node.value not in NOT_A_PATH:
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                and node.value.startswith(layout.HOME + "/") and node.value not in NOT_A_PATH:
             found.append(f"{name}:{node.lineno}: {node.value!r}")
     return found
 
