@@ -9,6 +9,7 @@ import fnmatch
 import os
 
 from .harness import registry
+from .layout import HOME
 
 # Relative to the work tree: the committed policy, the harness adapters, and whatever could
 # switch an adapter off or outrank it (settings that disable hooks; another extension or plugin
@@ -25,7 +26,7 @@ def user_files(environ=None):
 
 # Relative to the git common dir: the runtime, the snapshot, refs written by hand, the config
 # (core.hooksPath), and the default hooks directory.
-COMMON_FILES = ("agentguard", "hooks", "refs", "packed-refs", "config")
+COMMON_FILES = (HOME, "hooks", "refs", "packed-refs", "config")
 
 
 def real(path):
@@ -60,12 +61,12 @@ def bytecode_cache(path, ag_home):
 
 
 class Guarded:
-    """The guarded paths of one repository."""
+    """The guarded paths of one repository (at ``where``, a ``layout.Layout``)."""
 
-    def __init__(self, top, git_dir, common_dir, hooks_dir):
-        paths = [os.path.join(top, *p.split("/")) for p in WORKTREE_FILES] + user_files()
-        paths += [os.path.join(common_dir, p) for p in COMMON_FILES]
-        paths += [hooks_dir, os.path.join(git_dir, "refs"), os.path.join(git_dir, "config.worktree")]
+    def __init__(self, where):
+        paths = [os.path.join(where.top, *p.split("/")) for p in WORKTREE_FILES] + user_files()
+        paths += [os.path.join(where.common_dir, p) for p in COMMON_FILES]
+        paths += [where.hooks_dir, os.path.join(where.git_dir, "refs"), os.path.join(where.git_dir, "config.worktree")]
         self.patterns = sorted({_real_pattern(p) for p in paths if "*" in p})
         self.paths = sorted({real(p) for p in paths if "*" not in p})
 

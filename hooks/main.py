@@ -13,7 +13,7 @@ from .backstop import HOOKS, branchhooks, prepush, reftx
 from .gitmodel import cli, procargv
 from .policy import TEMPLATE_MARK, PolicyError, load_policy
 from .repostate import RepoState
-from . import gitio
+from . import gitio, layout
 from .gitio import GitError
 
 MAX_STDIN = 64 * 1024 * 1024
@@ -31,13 +31,16 @@ def unclaimed_bare(state):
     home = state.ag_home
     if not os.path.isfile(os.path.join(home, TEMPLATE_MARK)) or os.path.lexists(os.path.join(home, "manifest.json")):
         return False
-    git_dir = os.path.dirname(os.path.abspath(home))
+    git_dir = state.common_dir
     if os.path.basename(git_dir) == ".git":
         return False  # a work tree's git dir, whatever core.bare says: `git config core.bare true` is no way out
     if any(os.path.lexists(os.path.join(git_dir, rel)) for rel in ("index", os.path.join("logs", "HEAD"))):
         return False
-    rc, out = gitio.run(["rev-parse", "--is-bare-repository"], env=gitio.without_command_line_config())
-    return rc == 0 and out.strip() == b"true"
+    try:
+        where = layout.at(os.getcwd(), env=gitio.without_command_line_config())
+    except OSError:  # a working directory that is gone: git cannot answer there either
+        return False
+    return where is not None and where.bare
 
 
 def _read_stdin():
@@ -60,7 +63,7 @@ def hook_refusal(hook, args, state, policy, call, data, caller=None, argv=None):
     return None
 
 
-def run_hook(argv, ag_home=None, stderr=None, stdin_data=None, policy=None):
+def run_hook(argv, ag_home, stderr=None, stdin_data=None, policy=None):
     """Run one hook. ``argv`` = [hook, git-pid, *hook-args]. Returns the exit status. (``run.py check``
     never comes here: the launcher starts the decision command itself.)"""
     stderr = stderr or sys.stderr

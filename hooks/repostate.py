@@ -1,7 +1,7 @@
 """What the runtime asks of the repository, each answer read at most once per hook run."""
 import os
 
-from . import gitio
+from . import gitio, layout
 from .gitmodel.refnames import is_full_oid as is_oid
 from .policy import PolicyError, load_policy
 
@@ -14,29 +14,22 @@ TRANSPORT_KEYS = ("uploadpack", "vcs")
 class RepoState:
     """Lazy, cached views of a repository, from inside a hook (cwd = the worktree or git dir)."""
 
-    def __init__(self, ag_home=None, cwd=None, caller=None):
+    def __init__(self, ag_home, cwd=None, caller=None):
         self.cwd = cwd
         self.caller = caller  # the pid of the git process that runs the hook, when known
         self._cache = {}
-        self._ag_home = ag_home
+        self.ag_home = ag_home  # a hook knows the repository by its runtime's home (no git process)
+        self.common_dir = layout.common_dir_of(ag_home)
+
+    @classmethod
+    def of(cls, where):
+        """The state of the repository at ``where`` (a ``layout.Layout``), git run in its work tree."""
+        return cls(where.ag_home, cwd=where.top)
 
     def _memo(self, key, fn):
         if key not in self._cache:
             self._cache[key] = fn()
         return self._cache[key]
-
-    @property
-    def common_dir(self):
-        def find():
-            if self._ag_home:
-                return os.path.dirname(os.path.abspath(self._ag_home))
-            path = gitio.out_text(["rev-parse", "--git-common-dir"], cwd=self.cwd)
-            return os.path.abspath(os.path.join(self.cwd or os.getcwd(), path))
-        return self._memo("common", find)
-
-    @property
-    def ag_home(self):
-        return self._ag_home or os.path.join(self.common_dir, "agentguard")
 
     def current(self, ref):
         """The object a ref points at now (before the transaction), or None when there is no such

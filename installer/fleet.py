@@ -18,10 +18,11 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 
+from ..hooks import layout
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 from .fsops import read_regular
-from .gitenv import git
+from .gitenv import TIMEOUT, run
 from .hookscripts import is_ours
 
 # Trees that hold dependencies, builds and caches, not the user's repositories: never searched.
@@ -94,8 +95,9 @@ def _identify(candidate):
     """(kind, path, common dir, is the main work tree, error) of one candidate, asked of git."""
     path, kind = candidate
     if kind == "bare":
-        out = git(["rev-parse", "--is-bare-repository", "--absolute-git-dir"], cwd=path, check=False).split("\n")
-        if len(out) >= 2 and out[0] == "true" and os.path.realpath(out[1]) == os.path.realpath(path):
+        rc, out, _ = run(layout.REV_PARSE, path, TIMEOUT)
+        found = layout.parse(path, rc, out)
+        if found is not None and found.bare and found.git_dir == os.path.realpath(path):
             return ("bare", os.path.realpath(path), os.path.realpath(path), True, None)
         return None  # a directory that only looks like one
     from .repo import discover
@@ -105,7 +107,7 @@ def _identify(candidate):
         return ("error", os.path.realpath(path), os.path.realpath(path), True, str(exc))
     if os.path.realpath(path) != info.top:
         return None  # a `.git` inside a repository's tree that git does not take as a repository
-    return ("work", info.top, info.common_dir, info.git_dir == info.common_dir, None)
+    return ("work", info.top, info.common_dir, not info.linked, None)
 
 
 def find_repositories(roots, depth, pool=None):

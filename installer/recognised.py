@@ -39,7 +39,8 @@ def worktree_record(info, agentguard_bin, warnings):
     for harness in harnesses.SETTINGS_HARNESSES:
         for rel in sorted({harnesses.settings_rel(harness, shared=True), harnesses.settings_rel(harness)}):
             found = read_contained(info.top, rel, warnings)
-            if found is None or found[1] is None or not harnesses.positions(found[1], harness) or rel in tracked(info, [rel]):
+            if (found is None or found[1] is None or not harnesses.positions(found[1], harness)
+                    or rel in tracked(info, [rel])):
                 continue
             # sha256 "": never install's exact bytes, so uninstall takes out our groups and keeps the rest
             record["settings"][rel] = {"harness": harness, "original": None, "sha256": "",

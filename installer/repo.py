@@ -1,31 +1,15 @@
 """Find the repository to guard and where git really reads its hooks."""
 import os
-from dataclasses import dataclass
 
+from ..hooks import layout
+from ..hooks.layout import Layout
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 from .gitenv import TIMEOUT, run, clean_env, environment, git, gitpython
 
 
-@dataclass
-class RepoInfo:
-    top: str  # the worktree root
-    git_dir: str  # this worktree's git dir
-    common_dir: str  # shared by all worktrees: the snapshot and runtime live here
-    hooks_dir: str  # `git rev-parse --git-path hooks`: honours core.hooksPath
-
-    @property
-    def ag_home(self):
-        return os.path.join(self.common_dir, "agentguard")
-
-    def display(self, path):
-        """``path`` relative to the worktree when inside it, for messages."""
-        rel = os.path.relpath(path, self.top)
-        return safe(path if rel.startswith("..") else rel, 300)
-
-
-def discover(path):
-    """The repository around ``path``: found by ``git.Repo`` (search upwards, bare or not, from inside
+def discover(path) -> Layout:
+    """The ``Layout`` of the repository around ``path``: found by ``git.Repo`` (search upwards, bare or not, from inside
     a git dir the work tree around it), its paths asked of git itself in one ``rev-parse`` (which
     honours ``core.hooksPath`` and ``safe.directory``)."""
     path = os.path.abspath(path or ".")
@@ -46,14 +30,11 @@ def discover(path):
     git_dir = os.path.realpath(repo.git_dir)
     if os.path.commonpath([git_dir, os.path.realpath(path)]) == git_dir and repo.working_tree_dir:
         path = str(repo.working_tree_dir)  # inside .git: the work tree around it
-    rc, out, err = run(["rev-parse", "--show-toplevel", "--git-dir", "--git-common-dir", "--git-path", "hooks"],
-                        path, TIMEOUT)
-    lines = out.decode("utf-8", "surrogateescape").split("\n")
-    if rc != 0 or len(lines) < 4 or not lines[0]:
+    rc, out, err = run(layout.REV_PARSE, path, TIMEOUT)
+    found = layout.parse(path, rc, out)
+    if rc != 0 or found is None or found.bare:
         raise AgentguardError("cannot read the repository: %s" % safe(err.decode("utf-8", "replace").strip(), 200))
-    top = os.path.realpath(lines[0])
-    git_dir, common_dir, hooks_dir = (os.path.realpath(os.path.join(path, p)) for p in lines[1:4])
-    return RepoInfo(top=top, git_dir=git_dir, common_dir=common_dir, hooks_dir=hooks_dir)
+    return found
 
 
 def remote_head_branches(info):

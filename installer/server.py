@@ -12,8 +12,9 @@ import re
 import shlex
 import shutil
 
-from ..hooks import audit
+from ..hooks import audit, layout
 from ..hooks.guardpaths import inside
+from ..hooks.layout import Layout
 from ..hooks.policy import DEFAULT_BRANCHES, Policy, PolicyError, pattern_problem
 from ..hooks.server import serverpolicy
 from ..hooks.textsafe import safe
@@ -26,7 +27,6 @@ from .hookscripts import is_ours, render
 from .hookscripts import tools
 from .install import (HOOK_MODE, Action, Plan, plan_hook, uninstall_hook, describe, interpreter, want_runtime,
                       wanting, write_plan)
-from .repo import RepoInfo
 from .runtime_files import RUNTIME_DIR, runtime_files
 
 HOOK = "pre-receive"
@@ -58,18 +58,15 @@ def discover_bare(path):
     path = os.path.abspath(path or ".")
     if not os.path.isdir(path):
         raise AgentguardError("%s is not a directory" % safe(path, 300))
-    rc, out, err = run(["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-path", "hooks"], path,
-                        TIMEOUT)
-    lines = out.decode("utf-8", "surrogateescape").split("\n")
-    if rc != 0 or len(lines) < 3:
-        raise AgentguardError("%s is not a git repository (%s)"
-                              % (safe(path, 300), safe(err.decode("utf-8", "replace").strip(), 200)))
-    if lines[0] != "true":
+    rc, out, err = run(layout.REV_PARSE, path, TIMEOUT)
+    found = layout.parse(path, rc, out)
+    if layout.says_bare(out) is False:
         raise AgentguardError("%s is not a bare repository: --server guards the repository a team pushes to; "
                               "in a working repository run `agentguard install`" % safe(path, 300))
-    git_dir = os.path.realpath(lines[1])
-    return RepoInfo(top=git_dir, git_dir=git_dir, common_dir=git_dir,
-                    hooks_dir=os.path.realpath(os.path.join(path, lines[2])))
+    if found is None:
+        raise AgentguardError("%s is not a git repository (%s)"
+                              % (safe(path, 300), safe(err.decode("utf-8", "replace").strip(), 200)))
+    return found
 
 
 def fix_command(info):
@@ -193,8 +190,8 @@ def uninstall_server(bare):
         for directory in _write_dirs(info):
             remove_stale_temps(directory)
         rel = hook_file(record)
-        where = RepoInfo(info.top, info.git_dir, info.common_dir,
-                         os.path.dirname(os.path.join(info.hooks_dir, rel)))
+        where = Layout(info.top, info.git_dir, info.common_dir, os.path.dirname(os.path.join(info.hooks_dir, rel)),
+                       info.bare)
         uninstall_hook(where, os.path.basename(rel), manifest.accepted(record, "hooks", HOOK), done, warnings)
         shutil.rmtree(os.path.join(home, RUNTIME_DIR), ignore_errors=True)
         for name in (serverpolicy.NAME, manifest.NAME):

@@ -58,7 +58,8 @@ def plan_settings(info, chosen, previous, want, shared=False, change=None):
                        "created": created}
         want(target, merged, file_mode(target) if current is not None else 0o644)
     for rel, rec in sorted(old_records.items()):
-        if rel not in record and change is not None and isinstance(rec, dict) and rec.get("harness") in harnesses.SETTINGS:
+        if (rel not in record and change is not None and isinstance(rec, dict)
+                and rec.get("harness") in harnesses.SETTINGS):
             found = _restored(info, rel, rec, [])
             if found is not None:
                 change(found[0], found[1])
@@ -136,7 +137,8 @@ def _restored(info, rel, rec, warnings):
     """(path, bytes or None for no file, what was done) that take agentguard's groups out of the
     settings file ``rel`` as install recorded it (``rec``); None when there is nothing to take out."""
     harness = rec.get("harness")
-    if harness not in harnesses.SETTINGS or rel not in (harnesses.settings_rel(harness), harnesses.settings_rel(harness, True)):
+    if harness not in harnesses.SETTINGS or rel not in (harnesses.settings_rel(harness),
+                                                          harnesses.settings_rel(harness, True)):
         return None
     found = read_contained(info.top, rel, warnings)
     if found is None:

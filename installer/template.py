@@ -21,6 +21,7 @@ import json
 import os
 import shutil
 
+from ..hooks.layout import HOME, home_of
 from ..hooks.policy import DEFAULT_BRANCHES, POLICY_FILE, TEMPLATE_MARK, Policy, PolicyError
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
@@ -32,7 +33,7 @@ from .hookscripts import HOOK_NAMES, render, tools
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 KEY = "init.templateDir"
-MARK = "agentguard/" + TEMPLATE_MARK  # in the template, and so in every git dir created from it
+MARK = HOME + "/" + TEMPLATE_MARK  # in the template, and so in every git dir created from it
 STATE_NAME = "template-state.json"
 FORMAT = 1
 
@@ -126,9 +127,9 @@ def _files(policy, python):
     """Everything the template holds: what install's git side writes into a git dir, and the mark."""
     files = _marked_hooks(policy, python)
     for rel, data in runtime_files().items():
-        files["agentguard/%s/%s" % (RUNTIME_DIR, rel)] = (data, 0o644)
-    files["agentguard/" + POLICY_FILE] = (policy.dumps().encode(), 0o644)
-    files["agentguard/" + gitoptions.TABLE_FILE] = (gitoptions.table_bytes(), 0o644)
+        files["%s/%s/%s" % (HOME, RUNTIME_DIR, rel)] = (data, 0o644)
+    files[HOME + "/" + POLICY_FILE] = (policy.dumps().encode(), 0o644)
+    files[HOME + "/" + gitoptions.TABLE_FILE] = (gitoptions.table_bytes(), 0o644)
     return files
 
 
@@ -215,7 +216,7 @@ def _write_tree(target, files):
         path = os.path.join(fresh, rel)
         os.makedirs(os.path.dirname(path), exist_ok=True)
         atomic_write(path, data, mode)
-    compile_runtime(os.path.join(fresh, "agentguard", RUNTIME_DIR))
+    compile_runtime(os.path.join(home_of(fresh), RUNTIME_DIR))
     if os.path.lexists(target):
         os.rename(target, old)
     os.rename(fresh, target)

@@ -50,12 +50,9 @@ def listed(info):
 
 
 def key_of(info):
-    """None for the main worktree (the manifest's top level), else the linked worktree's name."""
-    if info.git_dir == info.common_dir:
-        return None
-    if os.path.dirname(info.git_dir) == os.path.join(info.common_dir, "worktrees"):
-        return os.path.basename(info.git_dir)
-    return info.git_dir
+    """None for the main worktree (the manifest's top level), else the linked worktree's name
+    (``Layout.worktree``)."""
+    return info.worktree
 
 
 def _sub(record, key):
@@ -149,13 +146,13 @@ def intent(record, previous, key):
 class Place:
     """One worktree's part of the manifest: where it is (None when it is gone) and its record."""
     key: Optional[str]
-    info: object  # repo.RepoInfo, or None: the worktree no longer exists
+    info: object  # hooks.layout.Layout, or None: the worktree no longer exists
     record: dict
     shown: str  # how to name it in messages
 
 
 def live(info):
-    """{key: RepoInfo} of every worktree git lists that can be used now, and [(path, why)] of the others."""
+    """{key: Layout} of every worktree git lists that can be used now, and [(path, why)] of the others."""
     found, skipped = {}, []
     for wt in listed(info):
         if not wt.usable:

@@ -300,7 +300,8 @@ def test_merge_then_unmerge_gives_back_every_byte(harness, indent):
     # what uninstall does when the file changed since: our group out, theirs kept
     created = harnesses.created_containers(original, harness)
     assert json.loads(harnesses.unmerge_settings(merged, harness, created)) == EXISTING[harness]
-    assert harnesses.unmerge_settings(harnesses.merge_settings(None, harness), harness, harnesses.created_containers(None, harness)) is None
+    created = harnesses.created_containers(None, harness)
+    assert harnesses.unmerge_settings(harnesses.merge_settings(None, harness), harness, created) is None
 
 
 @pytest.mark.parametrize("harness", harnesses.SETTINGS_HARNESSES)
@@ -316,7 +317,8 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
     legacy += ([] if "hooks" in data else ["hooks"]) + ([] if pre in data.get("hooks", {}) else ["event"])
     data.setdefault("hooks", {}).setdefault(pre, []).append(harnesses.settings_group(harness))
     before = hookcommand.dump_json(data, original)
-    assert not harnesses.hooked(before, harness) and harnesses.missing_events(before, harness) == harnesses.events(harness)[1:]
+    assert not harnesses.hooked(before, harness)
+    assert harnesses.missing_events(before, harness) == harnesses.events(harness)[1:]
     upgraded = harnesses.merge_settings(before, harness)
     assert harnesses.hooked(upgraded, harness)
     assert json.loads(upgraded)["hooks"][pre] == data["hooks"][pre]  # the pre-call group stays where it was
@@ -354,7 +356,8 @@ def test_an_older_agentguard_group_is_replaced_in_place():
 def test_codex_trust_entry_is_added_and_taken_out_byte_for_byte():
     config = b'model = "o3"\n# my comment\n[projects."/x"]\ntrust_level = "trusted"\n'
     key, value = codex.codex_trust("/r/.codex/hooks.json", (0, 0), harnesses.settings_group("codex"))
-    post = codex.codex_trust("/r/.codex/hooks.json", (1, 0), harnesses.settings_group("codex", "PostToolUse"), "PostToolUse")
+    group = harnesses.settings_group("codex", "PostToolUse")
+    post = codex.codex_trust("/r/.codex/hooks.json", (1, 0), group, "PostToolUse")
     assert post[0] == "/r/.codex/hooks.json:post_tool_use:1:0" and post[1] != value
     new, block = codex.add_trust(config, [(key, value), post])
     assert new.startswith(config) and codex.trusted_hash(new, key) == value
@@ -554,7 +557,8 @@ def test_doctor_fails_without_the_after_check_entries_and_fix_puts_them_back(mak
     checks = doctor_checks(repo)
     for harness in ("claude", "codex", "gemini", "copilot"):
         assert checks["adapters." + harness]["status"] == "pass", checks["adapters." + harness]
-    assert harnesses.hooked(open(claude, "rb").read(), "claude") and harnesses.hooked(open(gemini, "rb").read(), "gemini")
+    assert harnesses.hooked(open(claude, "rb").read(), "claude")
+    assert harnesses.hooked(open(gemini, "rb").read(), "gemini")
 
 
 def test_the_fallback_judges_the_call_not_the_sessions_paths(guarded):

@@ -48,7 +48,7 @@ class RepositoryLookup:
             from ..policy import PolicyError, load_policy
             self._guard = None
             start = self.repo_at(self.start) if self.start else None
-            homes = [os.path.join(start.common_dir, "agentguard")] if start is not None else []
+            homes = [start.ag_home] if start is not None else []
             for home in homes + ([self.launcher_home] if self.launcher_home else []):
                 try:
                     self._guard = load_policy(home)

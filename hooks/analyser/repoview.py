@@ -1,7 +1,7 @@
 """What the command analyser reads of a repository (lazily, once per directory)."""
 import os
 
-from .. import gitio
+from .. import gitio, layout
 from ..guardpaths import Guarded, real
 from ..policy import DEFAULT_BRANCHES, Policy, PolicyError, load_policy
 from ..repostate import RepoState, fetch_urls
@@ -10,13 +10,12 @@ UNKNOWN = object()  # a branch we cannot know (after `git checkout -`, or `cd $D
 
 
 class RepoView:
-    def __init__(self, top, git_dir, common_dir, hooks_dir):
-        self.top = top
-        self.git_dir = git_dir
-        self.common_dir = common_dir
-        self.hooks_dir = hooks_dir
-        self.state = RepoState(os.path.join(common_dir, "agentguard"), cwd=top)
-        self.guarded = Guarded(top, git_dir, common_dir, hooks_dir)
+    """The analyser's questions to the repository at ``layout`` (a ``layout.Layout``)."""
+
+    def __init__(self, where):
+        self.layout = where
+        self.state = RepoState.of(where)
+        self.guarded = Guarded(where)
         self._config = None
         self._policy = None
         self._refs = None
@@ -28,29 +27,26 @@ class RepoView:
     def at(cls, cwd, git_dir=None):
         """The repository containing ``cwd`` (a bare one too), or the one whose git directory is
         ``git_dir`` (``--git-dir``, ``GIT_DIR``); None when there is none."""
-        if not os.path.isdir(cwd):
-            return None
-        rc, out = gitio.run((["--git-dir", git_dir] if git_dir else []) +
-                            ["rev-parse", "--is-bare-repository", "--absolute-git-dir", "--git-common-dir",
-                             "--git-path", "hooks", "--show-toplevel"], cwd=cwd)
-        lines = out.decode("utf-8", "surrogateescape").split("\n")
-        if len(lines) < 4 or lines[0] not in ("true", "false") or (lines[0] == "false" and (rc != 0 or not lines[4:5]
-                                                                                          or not lines[4])):
-            return None
-        git, common, hooks = (os.path.realpath(os.path.join(cwd, p)) for p in lines[1:4])
-        top = git if lines[0] == "true" else os.path.realpath(os.path.join(cwd, lines[4]))
-        return cls(top, git, common, hooks)
+        found = layout.at(cwd, git_dir) if os.path.isdir(cwd) else None
+        return cls(found) if found is not None else None
+
+    # where it is: the layout's (``view.top`` is ``view.layout.top``)
+    top = property(lambda self: self.layout.top)
+    git_dir = property(lambda self: self.layout.git_dir)
+    common_dir = property(lambda self: self.layout.common_dir)
+    hooks_dir = property(lambda self: self.layout.hooks_dir)
+    ag_home = property(lambda self: self.layout.ag_home)
 
     @property
     def installed(self):
         """agentguard was installed here (its record exists, whatever state the rest is in)."""
-        return os.path.isfile(os.path.join(self.common_dir, "agentguard", "manifest.json"))
+        return os.path.isfile(os.path.join(self.ag_home, "manifest.json"))
 
     @property
     def policy(self):
         if self._policy is None:
             try:
-                self._policy = load_policy(os.path.join(self.common_dir, "agentguard"))
+                self._policy = load_policy(self.ag_home)
             except PolicyError:
                 guard = self.guard_policy() if self.guard_policy is not None and not self.installed else None
                 self._policy = guard or Policy(DEFAULT_BRANCHES, "default (no snapshot)")

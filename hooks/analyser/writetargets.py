@@ -82,7 +82,7 @@ class WriteTargets:
             roots = list(guarded.paths) + [os.path.join(d, n) for d, pat in guarded.patterns if os.path.isdir(d)
                                            for n in sorted(os.listdir(d)) if findexpr.fnmatch.fnmatchcase(n, pat)]
             roots += sorted(self.user_configs())  # the git config files that can switch hooks off
-            cache = os.path.join(repo.common_dir, "agentguard")
+            cache = repo.ag_home
             hit = findexpr.guarded_match(roots, path, patterns, lambda p: bytecode_cache(p, cache))
             if hit:
                 rel = os.path.relpath(hit, repo.top)
@@ -120,7 +120,7 @@ class WriteTargets:
             hit = repo.guarded.hit(path)
             if hit:
                 from .. import grant  # only where a guarded path is hit
-            if hit and inside(target, real(grant.folder(os.path.join(repo.common_dir, "agentguard")))):
+            if hit and inside(target, real(grant.folder(repo.ag_home))):
                 raise Block("break-glass", "writing a break-glass grant (%s)" % os.path.relpath(target, repo.top))
             if hit:
                 rel = os.path.relpath(hit, repo.top)

@@ -4,6 +4,7 @@ the guard's rules read, the guard's files and the files that can switch it off, 
 import os
 
 from .. import audit, gitio, guardconfig, guardpaths
+from ..layout import Layout
 from ..repostate import RepoState
 from .refs import rescue_local_only, undo
 from . import grants, snapshot, store
@@ -28,7 +29,7 @@ def run(cwd="."):
             return report
         before = store.load(where.ag_home, where.top)
         if before is not None:
-            where = snapshot.Where(**before["where"])
+            where = Layout.from_json(before["where"])
         else:
             before = from_manifest(where)
         check(where, before, report)
@@ -56,7 +57,7 @@ def _names_agentguard(path):
 def check(where, before, report):
     record = snapshot.install_record(where)
     policy = snapshot.policy_of(where, record)
-    state = RepoState(where.ag_home, cwd=where.top)
+    state = RepoState.of(where)
     config, refs = snapshot.read_git(where, policy)
     if before.get("config") is not None:
         undo_config(where, before["config"], config, policy, report)

@@ -7,7 +7,7 @@ import json
 import os
 import stat
 
-from .. import gitio, guardconfig, guardpaths
+from .. import gitio, guardconfig, guardpaths, layout
 from ..harness import registry
 from ..policy import PolicyError, load_policy
 from . import store
@@ -17,30 +17,13 @@ NOT_WATCHED = registry.not_watched()  # written by the harness itself all the ti
 MAX_FILES = 3000
 
 
-class Where:
-    """Where one work tree's guard lives."""
-
-    def __init__(self, top, git_dir, common_dir, hooks_dir):
-        self.top, self.git_dir, self.common_dir, self.hooks_dir = top, git_dir, common_dir, hooks_dir
-        self.ag_home = os.path.join(common_dir, "agentguard")
-
-    def to_json(self):
-        return {"top": self.top, "git_dir": self.git_dir, "common_dir": self.common_dir, "hooks_dir": self.hooks_dir}
-
-
 def locate(cwd):
-    """The Where of the work tree at ``cwd``, or None (not in a work tree, or git not answering)."""
+    """The layout of the work tree at ``cwd``, or None (not in a work tree, or git not answering)."""
     try:
-        rc, out = gitio.run(["rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir",
-                             "--git-path", "hooks"], cwd=cwd, env=gitio.scrubbed_env())
+        where = layout.at(cwd, env=gitio.scrubbed_env())
     except gitio.GitError:
         return None
-    lines = out.decode("utf-8", "surrogateescape").split("\n")
-    if rc != 0 or len(lines) < 4:
-        return None
-    # real paths, as install records them: a cwd reached through a symlink (macOS /tmp) must find
-    # install's record of the files it owns
-    return Where(*(os.path.realpath(os.path.join(cwd, p)) for p in lines[:4]))
+    return where if where is not None and not where.bare else None
 
 
 def record(cwd, fresh=False):
@@ -95,7 +78,7 @@ def settled_refs(where, before, now):
         return now
     from ..repostate import RepoState
     from .refs import may_stand
-    state = RepoState(where.ag_home, cwd=where.top)
+    state = RepoState.of(where)
     out = dict(now)
     for ref in moved:
         if now.get(ref) is None or not may_stand(ref[len("refs/heads/"):], now[ref], before[ref], now,

@@ -69,7 +69,7 @@ class Context(Results):
 
     def __init__(self, info, record, live):
         super().__init__()
-        self.info = info  # repo.RepoInfo: top, hooks_dir, ag_home, ...
+        self.info = info  # hooks.layout.Layout: top, hooks_dir, ag_home, ...
         self.record = record  # the install manifest, or None when agentguard is not installed
         self.live = live  # False: no probes (the doctor runs inside a hook or a probe)
         self.policy = None  # the policy in force, set by the policy group (probes and branches read it)
@@ -85,5 +85,5 @@ class Context(Results):
         return self._memo[key]
 
     def worktrees(self):
-        """({key: RepoInfo} of the usable worktrees, [(path, why)] of the skipped ones), asked once."""
+        """({key: Layout} of the usable worktrees, [(path, why)] of the skipped ones), asked once."""
         return self.memo("worktrees", lambda: worktrees.live(self.info))

@@ -23,7 +23,7 @@ def rescue_branches(top):
     if policy is None:
         return ["no protected branch was moved: the policy snapshot cannot be read (agentguard install)"]
     report = Report()
-    refs.rescue_local_only(where, snapshot.read_git(where)[1], policy, RepoState(where.ag_home, cwd=where.top),
+    refs.rescue_local_only(where, snapshot.read_git(where)[1], policy, RepoState.of(where),
                            report)
     return [u["what"] for u in report.undone] + ["could not: " + f for f in report.failed]
 
@@ -65,7 +65,7 @@ def _protected_branches(ctx):
 
 def _ask(ctx, question):
     """``question(state)``: the runtime's own answer (a ``RepoState``), in the doctor's clean environment."""
-    state = ctx.memo("state", lambda: RepoState(ctx.info.ag_home, cwd=ctx.info.top))
+    state = ctx.memo("state", lambda: RepoState.of(ctx.info))
     try:
         with _clean_git_env():
             return question(state)

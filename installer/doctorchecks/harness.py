@@ -51,7 +51,7 @@ def check_adapters(ctx):
 
 
 def worktrees_missing_adapters(record, places):
-    """[(worktree top, problems)] of the worktrees (``places``: [(key, RepoInfo)]) whose adapters,
+    """[(worktree top, problems)] of the worktrees (``places``: [(key, Layout)]) whose adapters,
     as its record (or, with none yet, the main worktree's harnesses) has them, are not all in place."""
     out = []
     for key, where in places:

@@ -27,7 +27,7 @@ class ServerContext(Results):
 
     def __init__(self, info, live):
         super().__init__()
-        self.info = info  # server.discover_bare's RepoInfo
+        self.info = info  # server.discover_bare's Layout
         self.live = live  # False: no probes
         self.fix = fix_command(info)  # what mends every failure: install --server again
         self.record = manifest.load(info.ag_home) or {}

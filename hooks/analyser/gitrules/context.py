@@ -1,7 +1,6 @@
 """What the analyser hands the git rules."""
-import os
-
 from ..repoview import UNKNOWN, RepoView
+from ...layout import Layout
 from ...rules import Block
 
 
@@ -16,7 +15,7 @@ class GitContext:
 
     @property
     def ag_home(self):
-        return os.path.join(self.repo.common_dir, "agentguard") if self.repo is not None else None
+        return self.repo.ag_home if self.repo is not None else None
 
     @property
     def branch(self):
@@ -60,8 +59,7 @@ class NewRepository(RepoView):
     its remote and the ``--config`` entries; the rest of its config is the user's and the system's."""
 
     def __init__(self, path, bare, policy, branch, config, cloned, base_config):
-        git_dir = path if bare else os.path.join(path, ".git")
-        RepoView.__init__(self, path, git_dir, git_dir, os.path.join(git_dir, "hooks"))
+        RepoView.__init__(self, Layout.new(path, bare))
         self._policy = policy
         self._branch = branch
         self._local = config  # {lower-cased key: [values]} git writes into the new repository
