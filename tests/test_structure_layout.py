@@ -21,7 +21,8 @@ from test_structure import MODULES
 LAYOUT_MODULE = "agentguard.hooks.layout"
 FIELDS = {"top", "work_tree", "git_dir", "common_dir", "hooks_dir"}
 # ``join(base, "agentguard")`` that is not a repository's home: the user's config folder (~/.config/agentguard)
-NOT_THE_HOME = {("agentguard.installer.template", "config_home")}
+# and cache (~/.cache/agentguard, where install keeps git's option table)
+NOT_THE_HOME = {("agentguard.installer.template", "config_home"), ("agentguard.installer.gitoptions", "cache_dir")}
 NOT_A_PATH = {"agentguard/rescued/"}  # the rescue branches' names (refs.RESCUE_PREFIX)
 
 
