@@ -320,7 +320,7 @@ def _harness_hooks(repo, runs, env, command):
     the hook command install writes, with that harness's payload for a shell call; the floor is a hook
     that only reads its input."""
     sys.path.insert(0, ROOT)
-    from agentguard.installer.harnesses import NAMES, hook_command
+    from agentguard.installer.harness.settingsfile import NAMES, hook_command
     from agentguard.hooks.harness.hook import PROTOCOLS
     out = {}
     commands = [("harness hook floor (sh reading its input)", "cat >/dev/null", "codex")]

@@ -12,8 +12,8 @@ from ..hooks.policy import PolicyError, load_policy
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 from .fsops import atomic_write
-from .gitenv import git_ok
-from .repo import discover
+from .gitaccess.gitenv import git_ok
+from .gitaccess.repo import discover
 
 
 class UsageError(AgentguardError):

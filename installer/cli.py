@@ -8,7 +8,7 @@ import typer
 from ..hooks.textsafe import safe
 from ..hooks.version import VERSION
 from .errors import AgentguardError, UsageError
-from .harnessinstall import registry as harness_registry
+from .harness import registry as harness_registry
 
 app = typer.Typer(
     name="agentguard",
@@ -109,8 +109,8 @@ def install(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="List every file written, not only a summary."),
 ):
     """Install the git backstop (hooks, runtime, policy snapshot) and the harness adapters."""
-    from .adapters import parse_harnesses
-    from .install import apply_install, describe, plan_install, summary
+    from .harness.adapters import parse_harnesses
+    from .setup.install import apply_install, describe, plan_install, summary
     _exclusive(server=server is not None, all=all_, template=template)
     if allow_pusher and server is None:
         raise typer.BadParameter("--allow-pusher goes with --server")
@@ -120,7 +120,7 @@ def install(
             raise AgentguardError("agentguard runs on Linux and macOS (on Windows: inside WSL); its runtime needs "
                                   "posix_spawn and fcntl, which native Windows Python does not have")
         if server is not None:
-            from .server import install_server
+            from .setup.server import install_server
             if paths:
                 raise typer.BadParameter("--server takes the bare repository as its value, no PATH")
             for line in install_server(server, protect, allow_pusher or [], dry_run=dry_run):
@@ -128,12 +128,12 @@ def install(
             return
         harnesses = [] if no_adapters else parse_harnesses(harness)
         if template:
-            from .template import install_template
+            from .setup.template import install_template
             for line in install_template(protect, dry_run=dry_run):
                 typer.echo(line)
             return
         if all_:
-            from . import fleet
+            from .setup import fleet
             rows = fleet.install_all(paths or ["."], depth=depth, protect=protect, harnesses=harnesses,
                                      transport=push_guard, jobs=jobs, dry_run=dry_run)
             raise typer.Exit(fleet.emit(rows, as_json, "install"))
@@ -179,17 +179,17 @@ def uninstall(
     template: bool = typer.Option(False, "--template", help="Undo install --template."),
 ):
     """Remove what install wrote and put back every hook that was there before, byte for byte."""
-    from .install import uninstall as do_uninstall
+    from .setup.install import uninstall as do_uninstall
     _exclusive(server=server is not None, template=template)
     try:
         if server is not None or template:
             if path is not None:
                 raise typer.BadParameter("no PATH with --server or --template")
             if server is not None:
-                from .server import uninstall_server as undo
+                from .setup.server import uninstall_server as undo
                 done, warnings = undo(server)
             else:
-                from .template import uninstall_template as undo
+                from .setup.template import uninstall_template as undo
                 done, warnings = undo()
             for warning in warnings:
                 typer.echo("agentguard: warning: %s" % warning, err=True)
@@ -225,8 +225,8 @@ def doctor(
     no_probes: bool = typer.Option(False, "--no-probes", help="Skip the live probes (faster; proves less)."),
 ):
     """Prove, by exercising the real hooks, that the protection works; name every gap."""
-    from . import doctor as doc
-    from .report import emit
+    from .doctor import runner as doc
+    from .doctor.report import emit
     _exclusive(server=server is not None, all=all_)
     if fix and server is not None:
         raise typer.BadParameter("--fix does not go with --server (run install --server again)")
@@ -234,13 +234,13 @@ def doctor(
         if server is not None:
             if paths:
                 raise typer.BadParameter("--server takes the bare repository as its value, no PATH")
-            from .serverdoctor import ServerDoctor
+            from .doctor.serverrunner import ServerDoctor
             d = ServerDoctor(server)
             d.run(live=not no_probes)
             emit(d, as_json)
             raise typer.Exit(0 if d.ok() else 1)
         if all_:
-            from . import fleet
+            from .setup import fleet
             rows = fleet.doctor_all(paths or ["."], depth=depth, live=not no_probes, jobs=jobs, fix=fix)
             raise typer.Exit(fleet.emit(rows, as_json, "doctor"))
         d = doc.Doctor(_one_path(paths))

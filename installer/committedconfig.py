@@ -10,7 +10,7 @@ from ..hooks.policy import DEFAULT_BRANCHES, MAX_REMOTES, Policy, PolicyError, p
 from ..hooks.repostate import REMOTE_KEYS, config_pairs, fetch_urls
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
-from .gitenv import clean_env, git
+from .gitaccess.gitenv import clean_env, git
 
 CONFIG_NAME = ".agentguard.toml"
 MAX_SIZE = 64 * 1024

@@ -17,7 +17,7 @@ from ..hooks.main import run_hook
 from ..hooks.policy import PolicyError, load_policy
 from .committedconfig import effective_policy
 from .errors import AgentguardError
-from .repo import discover, remote_head_branches
+from .gitaccess.repo import discover, remote_head_branches
 
 
 
@@ -69,7 +69,7 @@ def _head_oid(top):
 
 def _oid(top, rev):
     """The object ``rev`` names (the framework passes oids; `try-repo` users may pass names)."""
-    from .gitenv import git
+    from .gitaccess.gitenv import git
     if not rev:
         return ZERO
     return git(["rev-parse", "-q", "--verify", rev + "^{object}"], cwd=top, check=False).strip() or ZERO
@@ -115,7 +115,7 @@ def protected_destinations(argv, cwd, policy):
 
 def doctor(install=False):
     """Pass when the full backstop is installed in this clone (optionally install it)."""
-    from . import doctor as doc
+    from .doctor import runner as doc
     d = doc.Doctor(".")
     d.run(live=False)  # runs on every commit; and the probes would run this hook again
     missing = [c for c in d.checks if c.status == "fail" and c.id.startswith(("install.", "hooks.", "runtime."))
@@ -123,7 +123,7 @@ def doctor(install=False):
     if not missing:
         return 0
     if install:
-        from .install import apply_install, plan_install
+        from .setup.install import apply_install, plan_install
         apply_install(plan_install(d.info.top))
         print("agentguard: installed the full backstop (reference-transaction and friends) in this clone")
         return 0

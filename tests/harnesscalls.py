@@ -4,7 +4,7 @@ harness-settings tests and the day suite."""
 import json
 import subprocess
 
-from agentguard.installer import harnesses
+from agentguard.installer.harness import settingsfile
 
 CALLS = {
     "claude": lambda cmd: {"tool_name": "Bash", "tool_input": {"command": cmd}},
@@ -26,8 +26,8 @@ WRITES = {
 def hook(repo, harness, payload, cwd=None):
     """Run the hook command exactly as install wrote it, through sh, with ``payload`` on stdin."""
     data = json.dumps(dict(payload, cwd=cwd or repo.path))
-    return subprocess.run(["sh", "-c", harnesses.hook_command(harness)], cwd=cwd or repo.path, env=repo.env, input=data,
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(["sh", "-c", settingsfile.hook_command(harness)], cwd=cwd or repo.path, env=repo.env,
+                          input=data, capture_output=True, text=True, timeout=60)
 
 
 def after_hook(repo, harness, payload, event=None, cwd=None):
@@ -38,7 +38,7 @@ def after_hook(repo, harness, payload, event=None, cwd=None):
     payload = dict(payload, cwd=cwd or repo.path)
     if harness in ("claude", "codex", "gemini"):
         payload["hook_event_name"] = event
-    proc = subprocess.run(["sh", "-c", harnesses.hook_command(harness, event)], cwd=cwd or repo.path, env=repo.env,
+    proc = subprocess.run(["sh", "-c", settingsfile.hook_command(harness, event)], cwd=cwd or repo.path, env=repo.env,
                           input=json.dumps(payload), capture_output=True, text=True, timeout=60)
     return proc, told(harness, event, proc)
 

@@ -159,7 +159,7 @@ def test_options_after_the_command_are_the_commands_own(guarded):
 
 def test_messages_say_how_to_install_as_the_readme_does():
     from agentguard.hooks.harness.hook import not_installed
-    from agentguard.installer import adapters
+    from agentguard.installer.harness import adapters
     told = not_installed("claude")
     assert "pip install ." in told and "pipx install ." in told
     texts = [told] + [data.decode() for _, data, _ in adapters.files_for(adapters.HARNESSES, "agentguard")]

@@ -157,7 +157,7 @@ def test_a_cat_on_path_cannot_hide_lines_from_the_backstop(guarded, tmp_path):
 def test_hooks_start_no_program_through_path():
     """Every hook template names git, cat and grep by the paths install recorded, never by PATH."""
     import re
-    from agentguard.installer.hookscripts import template
+    from agentguard.installer.setup.hookscripts import template
     command = re.compile(r"(^|[;&|(`]|\$\(|\b(then|do|else|if|!))\s*(cat|grep|git|sed|tr)\b")
     for name in ("lib.sh", "reference-transaction", "pre-push", "pre-receive", "pre-commit", "pre-rebase",
                  "post-checkout"):
@@ -248,7 +248,7 @@ def test_a_helper_on_path_does_not_stand_in_for_the_push_guard(guarded, tmp_path
 def test_install_records_the_programs_and_the_doctor_checks_them(guarded):
     """The manifest names the git, cat and grep the hooks run and git's exec path; the doctor fails
     when one is gone (a git upgraded away from its exec path: install records it again)."""
-    from agentguard.installer.hookscripts import tool_problems
+    from agentguard.installer.setup.hookscripts import tool_problems
     repo, _ = guarded
     with open(os.path.join(repo.path, ".git", "agentguard", "manifest.json")) as fh:
         recorded = json.load(fh)["tools"]

@@ -12,7 +12,7 @@ import pytest
 
 from helpers import Git, agentguard, need, snapshot
 
-from agentguard.installer import fleet as fleet_module
+from agentguard.installer.setup import fleet as fleet_module
 
 
 def init(path, env, commit=True, bare=False):
@@ -79,7 +79,7 @@ def test_unreadable_directory_is_a_warning(env, tmp_path):
                 path = os.path.join(folder, name)
                 os.chmod(path, os.lstat(path).st_mode | stat.S_IROTH | (stat.S_IXOTH if name in dirs else 0))
         os.chmod(os.path.join(base, "locked"), 0o700)
-        code = ("import json, sys; from agentguard.installer.fleet import find_repositories; "
+        code = ("import json, sys; from agentguard.installer.setup.fleet import find_repositories; "
                 "print(json.dumps(find_repositories([sys.argv[1]], 4)))")
         if os.getuid() == 0:  # root reads everything: search as nobody, with a Python nobody can run
             python = "/usr/bin/python3"

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from agentguard.hooks.gitmodel import cli, options, refnames, remotes
-from agentguard.installer import gitoptions
+from agentguard.installer.gitaccess import gitoptions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SHIPPED = os.path.join(HERE, "..", "hooks", "gitmodel", "options.json")
@@ -22,7 +22,7 @@ def derived():
 
 def test_shipped_table_knows_every_option_of_the_git_under_test(derived):
     """options.json is what the supported gits say; regenerate it with
-    `python -m agentguard.installer.gitoptions hooks/gitmodel/options.json git <other git>`."""
+    `python -m agentguard.installer.gitaccess.gitoptions hooks/gitmodel/options.json git <other git>`."""
     with open(SHIPPED) as fh:
         shipped = json.load(fh)["commands"]
     missing = []

@@ -12,12 +12,12 @@ import sys
 
 import pytest
 
-from agentguard.installer import harnesses, hookcommand
-from agentguard.installer.harnessinstall import codex, copilot
+from agentguard.installer.harness import settingsfile, hookcommand
+from agentguard.installer.harness import codex, copilot
 from harnesscalls import CALLS, WRITES, after_hook, hook
 from helpers import need, snapshot, doctor_checks
 
-@pytest.mark.parametrize("harness", harnesses.NAMES)
+@pytest.mark.parametrize("harness", settingsfile.NAMES)
 def test_hook_blocks_with_exit_2_and_allows_with_0(guarded, harness):
     repo, bare = guarded
     before = (repo.rev("main"), bare.rev("main"))
@@ -67,7 +67,7 @@ def test_a_broken_runtime_blocks_git_and_lets_the_rest_run(guarded, broken):
     repo, bare = guarded
     break_runtime(repo, broken)
     before = (repo.rev("main"), bare.rev("main"))
-    for harness in harnesses.NAMES:
+    for harness in settingsfile.NAMES:
         proc = hook(repo, harness, CALLS[harness]("git push origin HEAD:main"))
         assert proc.returncode == 2 and "[rule: guard-error]" in proc.stderr, (harness, proc.stderr)
         proc = hook(repo, harness, WRITES[harness](".git/hooks/pre-push"))
@@ -108,9 +108,9 @@ def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_p
     need("node", shutil.which("node"))
     proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
-    for harness in harnesses.NAMES:  # the short launcher each settings entry runs
+    for harness in settingsfile.NAMES:  # the short launcher each settings entry runs
         launcher = tmp_path / ("launcher-" + harness)
-        launcher.write_text("#!/bin/sh\n" + harnesses.hook_command(harness).split("'")[1] + "\n")
+        launcher.write_text("#!/bin/sh\n" + settingsfile.hook_command(harness).split("'")[1] + "\n")
         # SC1090: it sources the script at a path git names, whose own text is checked just above
         proc = subprocess.run(["shellcheck", "-s", "sh", "-e", "SC1090", str(launcher)], capture_output=True,
                               text=True)
@@ -128,7 +128,7 @@ def test_payloads_that_are_not_tool_calls(guarded):
                        ('{"tool_name": "Bash", "tool_input": {"command": 7}} git', 2),
                        ('{"tool_name": "Read", "tool_input": {"file_path": ".git/hooks/pre-push"}}', 0),
                        ('{"tool_name": "SomethingNew", "tool_input": {"command": "git commit --no-verify"}}', 2)]:
-        proc = subprocess.run(["sh", "-c", harnesses.hook_command("codex")], cwd=repo.path, env=repo.env, input=data,
+        proc = subprocess.run(["sh", "-c", settingsfile.hook_command("codex")], cwd=repo.path, env=repo.env, input=data,
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == code, (data, proc.stderr)
 
@@ -166,7 +166,7 @@ def post_events(harness):
     return PROTOCOLS[harness].post
 
 
-@pytest.mark.parametrize("harness", harnesses.NAMES)
+@pytest.mark.parametrize("harness", settingsfile.NAMES)
 def test_after_an_ordinary_call_the_model_is_told_nothing(guarded, harness):
     repo, _ = guarded
     for event in post_events(harness):
@@ -178,7 +178,7 @@ def test_after_an_ordinary_call_the_model_is_told_nothing(guarded, harness):
             assert after_hook(repo, harness, READS[harness], event)[1] == ""
 
 
-@pytest.mark.parametrize("harness", harnesses.NAMES)
+@pytest.mark.parametrize("harness", settingsfile.NAMES)
 def test_after_a_call_that_deleted_a_hook_it_is_back_and_the_model_is_told(guarded, harness):
     """The hook before the call records the snapshot; the call deletes a git hook; the hook after it
     puts it back byte for byte and tells the model in the harness's own terms, for every post-call
@@ -207,7 +207,7 @@ def test_after_the_call_a_broken_runtime_is_told_to_the_model_and_blocks_nothing
     repo, _ = guarded
     break_runtime(repo, broken)
     why = "its runtime copy is missing" if broken == "missing" else "status %s" % (1 if broken == "crashing" else 127)
-    for harness in harnesses.NAMES:
+    for harness in settingsfile.NAMES:
         for event in post_events(harness):
             for payload in (CALLS[harness]("ls -la"), WRITES[harness](".git/hooks/pre-push")):
                 proc, said = after_hook(repo, harness, payload, event)
@@ -279,32 +279,32 @@ EXISTING = {
 }
 
 
-@pytest.mark.parametrize("harness", harnesses.SETTINGS_HARNESSES)
+@pytest.mark.parametrize("harness", settingsfile.SETTINGS_HARNESSES)
 @pytest.mark.parametrize("indent", [None, 2, 4])
 def test_merge_then_unmerge_gives_back_every_byte(harness, indent):
     original = (json.dumps(EXISTING[harness], indent=indent) + ("\n" if indent else "")).encode()
-    merged = harnesses.merge_settings(original, harness)
+    merged = settingsfile.merge_settings(original, harness)
     data = json.loads(merged)
     if indent:  # indented as the user's file was: the diff a team sees is agentguard's entry alone
         assert merged.startswith(b'{\n' + b" " * indent + b'"')
     for key, value in EXISTING[harness].items():
         if key != "hooks":
             assert data[key] == value
-    for event in harnesses.events(harness):  # the check before the call, the after-check after it
-        assert data["hooks"][event][-1] == harnesses.settings_group(harness, event)
-    assert harnesses.hooked(merged, harness) and harnesses.missing_events(merged, harness) == []
+    for event in settingsfile.events(harness):  # the check before the call, the after-check after it
+        assert data["hooks"][event][-1] == settingsfile.settings_group(harness, event)
+    assert settingsfile.hooked(merged, harness) and settingsfile.missing_events(merged, harness) == []
     for other, groups in EXISTING[harness].get("hooks", {}).items():
         for group in groups:
             assert group in data["hooks"][other]
-    assert harnesses.merge_settings(merged, harness) == merged  # a second install changes nothing
+    assert settingsfile.merge_settings(merged, harness) == merged  # a second install changes nothing
     # what uninstall does when the file changed since: our group out, theirs kept
-    created = harnesses.created_containers(original, harness)
-    assert json.loads(harnesses.unmerge_settings(merged, harness, created)) == EXISTING[harness]
-    created = harnesses.created_containers(None, harness)
-    assert harnesses.unmerge_settings(harnesses.merge_settings(None, harness), harness, created) is None
+    created = settingsfile.created_containers(original, harness)
+    assert json.loads(settingsfile.unmerge_settings(merged, harness, created)) == EXISTING[harness]
+    created = settingsfile.created_containers(None, harness)
+    assert settingsfile.unmerge_settings(settingsfile.merge_settings(None, harness), harness, created) is None
 
 
-@pytest.mark.parametrize("harness", harnesses.SETTINGS_HARNESSES)
+@pytest.mark.parametrize("harness", settingsfile.SETTINGS_HARNESSES)
 @pytest.mark.parametrize("existing", [True, False])
 def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_byte(harness, existing):
     """An earlier agentguard hooked the pre-call event only and recorded the containers it created
@@ -312,51 +312,51 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
     records, as plan_settings keeps it) gives back the user's bytes, or no file at all."""
     original = (json.dumps(EXISTING[harness], indent=2) + "\n").encode() if existing else None
     data = json.loads(original) if existing else {}
-    pre = harnesses.events(harness)[0]
+    pre = settingsfile.events(harness)[0]
     legacy = [] if existing else ["file"]
     legacy += ([] if "hooks" in data else ["hooks"]) + ([] if pre in data.get("hooks", {}) else ["event"])
-    data.setdefault("hooks", {}).setdefault(pre, []).append(harnesses.settings_group(harness))
+    data.setdefault("hooks", {}).setdefault(pre, []).append(settingsfile.settings_group(harness))
     before = hookcommand.dump_json(data, original)
-    assert not harnesses.hooked(before, harness)
-    assert harnesses.missing_events(before, harness) == harnesses.events(harness)[1:]
-    upgraded = harnesses.merge_settings(before, harness)
-    assert harnesses.hooked(upgraded, harness)
+    assert not settingsfile.hooked(before, harness)
+    assert settingsfile.missing_events(before, harness) == settingsfile.events(harness)[1:]
+    upgraded = settingsfile.merge_settings(before, harness)
+    assert settingsfile.hooked(upgraded, harness)
     assert json.loads(upgraded)["hooks"][pre] == data["hooks"][pre]  # the pre-call group stays where it was
-    created = list(dict.fromkeys(legacy + harnesses.created_containers(original, harness)))
-    assert harnesses.unmerge_settings(upgraded, harness, created) == original
-    assert harnesses.unmerge_settings(before, harness, legacy) == original  # the old record alone still works
+    created = list(dict.fromkeys(legacy + settingsfile.created_containers(original, harness)))
+    assert settingsfile.unmerge_settings(upgraded, harness, created) == original
+    assert settingsfile.unmerge_settings(before, harness, legacy) == original  # the old record alone still works
 
 
 def test_copilot_hook_file_runs_the_after_check_after_every_call():
     data = json.loads(copilot.hooks_file())
     assert sorted(data["hooks"]) == ["postToolUse", "postToolUseFailure", "preToolUse"]
-    assert data["hooks"]["preToolUse"][0]["bash"] == harnesses.hook_command("copilot")
+    assert data["hooks"]["preToolUse"][0]["bash"] == settingsfile.hook_command("copilot")
     for event in ("postToolUse", "postToolUseFailure"):
-        assert data["hooks"][event] == [{"type": "command", "bash": harnesses.hook_command("copilot", event),
-                                         "timeoutSec": harnesses.HOOK_TIMEOUT}]
+        assert data["hooks"][event] == [{"type": "command", "bash": settingsfile.hook_command("copilot", event),
+                                         "timeoutSec": settingsfile.HOOK_TIMEOUT}]
 
 
 def test_merge_refuses_what_it_cannot_merge_safely():
     from agentguard.installer.errors import AgentguardError
     for bad in (b"{not json", b"[1, 2]", b'{"hooks": []}', b'{"hooks": {"PreToolUse": {}}}', b"\xff\xfe"):
         with pytest.raises(AgentguardError):
-            harnesses.merge_settings(bad, "claude")
+            settingsfile.merge_settings(bad, "claude")
 
 
 def test_an_older_agentguard_group_is_replaced_in_place():
-    group = harnesses.settings_group("claude")
+    group = settingsfile.settings_group("claude")
     old = json.loads(json.dumps(group))
     old["hooks"][0]["command"] = old["hooks"][0]["command"].replace("agentguard doctor", "agentguard doctor!")
     mine = {"matcher": "Bash", "hooks": [{"type": "command", "command": "./mine.sh"}]}
     data = {"hooks": {"PreToolUse": [old, mine]}}
-    merged = json.loads(harnesses.merge_settings(json.dumps(data).encode(), "claude"))
+    merged = json.loads(settingsfile.merge_settings(json.dumps(data).encode(), "claude"))
     assert merged["hooks"]["PreToolUse"] == [group, mine]
 
 
 def test_codex_trust_entry_is_added_and_taken_out_byte_for_byte():
     config = b'model = "o3"\n# my comment\n[projects."/x"]\ntrust_level = "trusted"\n'
-    key, value = codex.codex_trust("/r/.codex/hooks.json", (0, 0), harnesses.settings_group("codex"))
-    group = harnesses.settings_group("codex", "PostToolUse")
+    key, value = codex.codex_trust("/r/.codex/hooks.json", (0, 0), settingsfile.settings_group("codex"))
+    group = settingsfile.settings_group("codex", "PostToolUse")
     post = codex.codex_trust("/r/.codex/hooks.json", (1, 0), group, "PostToolUse")
     assert post[0] == "/r/.codex/hooks.json:post_tool_use:1:0" and post[1] != value
     new, block = codex.add_trust(config, [(key, value), post])
@@ -414,7 +414,7 @@ def test_install_merges_and_uninstall_restores_every_byte(make_repo, tmp_path):
     assert len(settings["hooks"]["PreToolUse"]) == 2
     hooks_json = os.path.realpath(os.path.join(repo.path, ".codex", "hooks.json"))
     for event in ("PreToolUse", "PostToolUse"):  # each of the two hooks has its trust entry
-        key, value = codex.codex_trust(hooks_json, (0, 0), harnesses.settings_group("codex", event), event)
+        key, value = codex.codex_trust(hooks_json, (0, 0), settingsfile.settings_group("codex", event), event)
         assert codex.trusted_hash((home / ".codex" / "config.toml").read_bytes(), key) == value
     assert "nothing changed" in repo.agentguard("install", "--harness", "all").stdout
     repo.agentguard("uninstall")
@@ -450,7 +450,7 @@ def test_a_plain_install_sets_up_the_harnesses_in_use(make_repo, tmp_path):
     os.makedirs(os.path.join(repo.path, ".claude"))  # a repository that uses Claude Code
     (home / ".copilot").mkdir()  # a user of Copilot CLI
     repo.agentguard("install")
-    assert harnesses.hooked(open(os.path.join(repo.path, ".claude", "settings.local.json"), "rb").read(), "claude")
+    assert settingsfile.hooked(open(os.path.join(repo.path, ".claude", "settings.local.json"), "rb").read(), "claude")
     assert os.path.exists(os.path.join(repo.path, ".github", "hooks", "agentguard.json"))
     assert not os.path.exists(os.path.join(repo.path, ".gemini"))
     repo.agentguard("install", "--harness", "all")
@@ -519,7 +519,7 @@ def test_doctor_reports_trust_per_harness(make_repo, tmp_path):
         fh.write('{"hooks": {"BeforeTool": []}}')
     assert doctor_checks(repo)["adapters.gemini"]["status"] == "fail"
     repo.agentguard("doctor", "--fix", check=False)
-    assert harnesses.hooked(open(path, "rb").read(), "gemini")
+    assert settingsfile.hooked(open(path, "rb").read(), "gemini")
     assert doctor_checks(repo)["adapters.codex"]["status"] == "pass"
 
 
@@ -557,8 +557,8 @@ def test_doctor_fails_without_the_after_check_entries_and_fix_puts_them_back(mak
     checks = doctor_checks(repo)
     for harness in ("claude", "codex", "gemini", "copilot"):
         assert checks["adapters." + harness]["status"] == "pass", checks["adapters." + harness]
-    assert harnesses.hooked(open(claude, "rb").read(), "claude")
-    assert harnesses.hooked(open(gemini, "rb").read(), "gemini")
+    assert settingsfile.hooked(open(claude, "rb").read(), "claude")
+    assert settingsfile.hooked(open(gemini, "rb").read(), "gemini")
 
 
 def test_the_fallback_judges_the_call_not_the_sessions_paths(guarded):
@@ -571,6 +571,6 @@ def test_the_fallback_judges_the_call_not_the_sessions_paths(guarded):
     for command, code in [("ls -la", 0), ('echo "cwd": "x" && git push', 2),
                           ('echo \\"transcript_path\\": \\"git\\"', 2)]:
         data = json.dumps(dict(CALLS["codex"](command), **session))
-        proc = subprocess.run(["sh", "-c", harnesses.hook_command("codex")], cwd=repo.path, env=repo.env, input=data,
+        proc = subprocess.run(["sh", "-c", settingsfile.hook_command("codex")], cwd=repo.path, env=repo.env, input=data,
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == code, (command, proc.stderr)

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import sys
 
-from agentguard.installer.hookscripts import HOOK_NAMES, is_ours
+from agentguard.installer.setup.hookscripts import HOOK_NAMES, is_ours
 from helpers import need, need_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

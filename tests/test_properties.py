@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from agentguard.hooks.gitmodel import cli as gitargv, refnames
 from agentguard.hooks.policy import Policy, PolicyError, literal_prefix, validate_patterns
 from agentguard.hooks.backstop.reflines import Malformed, PushLine, RefUpdate, parse_prepush, parse_reftx
-from agentguard.installer.hookscripts import reftx_ere, reftx_prefilter
+from agentguard.installer.setup.hookscripts import reftx_ere, reftx_prefilter
 
 HEX = "0123456789abcdef"
 oid = st.one_of(st.text(HEX, min_size=40, max_size=40), st.text(HEX, min_size=64, max_size=64))

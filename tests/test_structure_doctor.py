@@ -6,12 +6,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from agentguard.installer.doctorchecks.groups import GROUPS
-from agentguard.installer.doctorchecks.server import SERVER_GROUPS
+from agentguard.installer.doctor.checks.groups import GROUPS
+from agentguard.installer.doctor.checks.server import SERVER_GROUPS
 
 ROOT = Path(__file__).resolve().parent.parent
-RUNNER = ROOT / "installer" / "doctor.py"
-CHECK_MODULES = sorted((ROOT / "installer" / "doctorchecks").glob("*.py")) + [ROOT / "installer" / "pushcheck.py"]
+RUNNER = ROOT / "installer" / "doctor" / "runner.py"
+CHECK_MODULES = sorted((ROOT / "installer" / "doctor" / "checks").glob("*.py"))
 
 
 def _id_matching(path: Path) -> list[str]:

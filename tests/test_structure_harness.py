@@ -1,5 +1,5 @@
 """A harness is described in one place: its name appears in the Python source of ``hooks/`` and
-``installer/`` only in its own modules (``hooks/harness/<name>.py``, ``installer/harnessinstall/<name>.py``)
+``installer/`` only in its own modules (``hooks/harness/<name>.py``, ``installer/harness/<name>.py``)
 and the two registries that list them. Docstrings may speak of a harness; code, strings and comments
 may not (a path, a tool name, a setting of a harness named elsewhere is a second place for it)."""
 import ast
@@ -12,14 +12,14 @@ from agentguard.hooks.harness.registry import NAMES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMED = re.compile(r"(?<![a-z0-9])(%s)(?![a-z0-9])" % "|".join(NAMES), re.I)
-REGISTRIES = ("hooks/harness/registry.py", "installer/harnessinstall/registry.py")
+REGISTRIES = ("hooks/harness/registry.py", "installer/harness/registry.py")
 # Not converted yet (#27): the install steps of two harnesses still sit in the shared install modules
 # (gptme.toml's merge and restore, Codex's per-hook trust entries, and their install records). The
 # list may only shrink: a module here that names no harness any more fails the test too.
 PENDING = {
-    "installer/install.py": "plans and undoes the gptme.toml merge; records and undoes Codex's trust entries",
-    "installer/recognised.py": "recognises gptme.toml's entries and Codex's trust entries without a record",
-    "installer/settingsplan.py": "plans and undoes Codex's trust entries after the settings merge",
+    "installer/setup/install.py": "plans and undoes the gptme.toml merge; records and undoes Codex's trust entries",
+    "installer/setup/recognised.py": "recognises gptme.toml's entries and Codex's trust entries without a record",
+    "installer/harness/settingsplan.py": "plans and undoes Codex's trust entries after the settings merge",
 }
 
 
@@ -51,7 +51,7 @@ def _allowed(rel):
     if rel in REGISTRIES:
         return "*"
     folder, name = os.path.split(rel)
-    if folder in ("hooks/harness", "installer/harnessinstall") and name[:-3] in NAMES:
+    if folder in ("hooks/harness", "installer/harness") and name[:-3] in NAMES:
         return name[:-3]
     return None
 

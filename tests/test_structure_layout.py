@@ -13,8 +13,8 @@ from pathlib import Path
 from agentguard.hooks import layout
 from agentguard.hooks.layout import Layout
 from agentguard.installer.errors import AgentguardError
-from agentguard.installer.repo import discover
-from agentguard.installer.server import discover_bare
+from agentguard.installer.gitaccess.repo import discover
+from agentguard.installer.setup.server import discover_bare
 
 from test_structure import MODULES
 
@@ -22,7 +22,8 @@ LAYOUT_MODULE = "agentguard.hooks.layout"
 FIELDS = {"top", "work_tree", "git_dir", "common_dir", "hooks_dir"}
 # ``join(base, "agentguard")`` that is not a repository's home: the user's config folder (~/.config/agentguard)
 # and cache (~/.cache/agentguard, where install keeps git's option table)
-NOT_THE_HOME = {("agentguard.installer.template", "config_home"), ("agentguard.installer.gitoptions", "cache_dir")}
+NOT_THE_HOME = {("agentguard.installer.setup.template", "config_home"),
+                ("agentguard.installer.gitaccess.gitoptions", "cache_dir")}
 NOT_A_PATH = {"agentguard/rescued/"}  # the rescue branches' names (refs.RESCUE_PREFIX)
 
 

@@ -7,7 +7,7 @@ import pytest
 
 from helpers import Git, refused
 
-from agentguard.installer.hookscripts import HOOK_NAMES
+from agentguard.installer.setup.hookscripts import HOOK_NAMES
 
 
 def gitconfig(env):

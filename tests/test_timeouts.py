@@ -11,7 +11,8 @@ import uuid
 import pytest
 
 from agentguard.hooks import gitio
-from agentguard.installer import gitenv, probes
+from agentguard.installer.gitaccess import gitenv
+from agentguard.installer.doctor import probes
 from agentguard.installer.errors import AgentguardError
 from helpers import PI_PACKAGE, need_path
 
@@ -79,7 +80,7 @@ def test_doctor_probe_of_a_hanging_hook(make_repo, monkeypatch):
         fh.write(hang_script(mark))
     monkeypatch.setattr(probes, "TIMEOUT", 2)
     monkeypatch.setattr(os, "environ", dict(repo.env))
-    from agentguard.installer.doctor import Doctor
+    from agentguard.installer.doctor.runner import Doctor
     began = time.monotonic()
     checks = {c.id: c for c in Doctor(repo.path).run()}
     assert time.monotonic() - began < 30

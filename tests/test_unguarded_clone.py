@@ -55,7 +55,7 @@ def snapshot(clone, bare):
 
 def hook(clone, harness, payload, event=None):
     """The hook command the harness's settings run, given ``payload`` in the clone."""
-    from agentguard.installer.harnesses import hook_command
+    from agentguard.installer.harness.settingsfile import hook_command
     return subprocess.run(["sh", "-c", hook_command(harness, event)], cwd=clone.path, env=clone.env,
                           input=json.dumps(payload), capture_output=True, text=True, timeout=60)
 

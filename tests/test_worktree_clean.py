@@ -14,7 +14,8 @@ import pytest
 from helpers import Git, tree_snapshot, doctor_report
 from test_worktrees import failures, installed_files
 
-from agentguard.installer import gitexclude, harnesses, hookcommand
+from agentguard.installer.setup import gitexclude
+from agentguard.installer.harness import settingsfile, hookcommand
 
 BEGIN = gitexclude.BEGIN
 
@@ -124,7 +125,7 @@ def test_tracked_settings_are_never_changed_and_a_branch_switch_keeps_the_adapte
     assert "git tracks .gemini/settings.json" in proc.stderr and "install --shared --harness gemini" in proc.stderr
     assert status(repo) == "" and repo.run("diff").stdout == ""
     local = read(os.path.join(repo.path, ".claude", "settings.local.json"))
-    assert harnesses.hooked(local, "claude")
+    assert settingsfile.hooked(local, "claude")
     # the hook found where Claude Code reads it refuses a push to main
     command = json.loads(local)["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     payload = {"tool_name": "Bash", "tool_input": {"command": "git push --no-verify origin HEAD:main"},
@@ -197,14 +198,14 @@ def test_shared_writes_the_committed_places_and_local_moves_them_back(make_repo)
     repo.agentguard("install", "--harness", "all", "--shared")
     assert read(exclude_path(repo)) == before[1]  # no block: the team commits the files
     assert ".claude/settings.json" in status(repo) or ".claude/" in status(repo)
-    assert harnesses.hooked(read(os.path.join(repo.path, ".claude", "settings.json")), "claude")
+    assert settingsfile.hooked(read(os.path.join(repo.path, ".claude", "settings.json")), "claude")
     assert not os.path.exists(os.path.join(repo.path, ".claude", "settings.local.json"))
     # a reinstall keeps the mode
     assert "nothing changed" in repo.agentguard("install", "--harness", "all").stdout
     # --local: Claude Code's hook moves to settings.local.json, the rest is listed in info/exclude
     repo.agentguard("install", "--harness", "all", "--local")
     assert not os.path.exists(os.path.join(repo.path, ".claude", "settings.json"))
-    assert harnesses.hooked(read(os.path.join(repo.path, ".claude", "settings.local.json")), "claude")
+    assert settingsfile.hooked(read(os.path.join(repo.path, ".claude", "settings.local.json")), "claude")
     assert status(repo) == ""
     checks, proc = doctor_report(repo)
     assert proc.returncode == 0, failures(checks)
@@ -220,7 +221,7 @@ def test_an_earlier_install_in_the_tracked_settings_json_is_taken_out(team_repo)
     assert repo.run("diff", "--name-only").stdout.split() == [".claude/settings.json"]
     repo.agentguard("install", "--harness", "claude", "--local")
     assert repo.run("diff").stdout == "" and status(repo) == ""
-    assert harnesses.hooked(read(os.path.join(repo.path, ".claude", "settings.local.json")), "claude")
+    assert settingsfile.hooked(read(os.path.join(repo.path, ".claude", "settings.local.json")), "claude")
 
 
 @pytest.mark.parametrize("harness,payload", [
@@ -233,7 +234,7 @@ def test_the_short_command_fails_closed_without_its_script(make_repo, harness, p
     repo, _ = make_repo(install=False)
     repo.agentguard("install", "--harness", harness)
     os.unlink(os.path.join(repo.path, ".git", "agentguard", hookcommand.HOOK_FILE))
-    command = harnesses.hook_command(harness)
+    command = settingsfile.hook_command(harness)
     proc = subprocess.run(["sh", "-c", command], cwd=repo.path, env=repo.env, input=json.dumps(payload),
                           capture_output=True, text=True, timeout=60)
     denied = proc.returncode == 2 or json.loads(proc.stdout or "{}").get("hookSpecificOutput", {}).get(

@@ -9,12 +9,12 @@ import time
 
 from helpers import Git, agentguard, assert_refused_and_kept, refused, state, tree_snapshot, doctor_report
 
-from agentguard.installer import adapters, harnesses
-from agentguard.installer.harnessinstall import gptme
+from agentguard.installer.harness import adapters, settingsfile
+from agentguard.installer.harness import gptme
 
 ZERO = "0" * 40
-SETTINGS = harnesses.settings_rels()  # every place install may merge a hook into
-WRITTEN = tuple(harnesses.settings_rel(h) for h in harnesses.SETTINGS)  # where a plain install does
+SETTINGS = settingsfile.settings_rels()  # every place install may merge a hook into
+WRITTEN = tuple(settingsfile.settings_rel(h) for h in settingsfile.SETTINGS)  # where a plain install does
 USER_POST_CHECKOUT = b"""#!/bin/sh
 # the user's own post-checkout hook (husky and lefthook use this one too)
 printf '%s\\n' "args:$*" >> "$(git rev-parse --git-common-dir)/post-checkout.log"

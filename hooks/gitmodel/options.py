@@ -1,6 +1,6 @@
 """Which options a git command takes, and which take a value: read from git, not guessed.
 
-The table comes from ``git <cmd> --help-all`` (``installer/gitoptions.py``), written at install
+The table comes from ``git <cmd> --help-all`` (``installer/gitaccess/gitoptions.py``), written at install
 time as ``<git common dir>/agentguard/gitoptions.json`` (the installed table). ``options.json`` next to this
 file is the same table for the supported gits; it answers for a command the installed table lacks and when
 there is none. An option neither knows is taken to have no value (git itself rejects it).

@@ -3,5 +3,5 @@ describing it (``descriptor.Harness``), found through ``registry``; and ``hook``
 (``agentguard check --hook HARNESS`` before a tool call and ``check --after --hook HARNESS`` after it).
 
 Everything the stdlib runtime needs to know about a harness lives in its module here; what only
-install needs (settings files and how they merge, trust) lives in ``installer/harnessinstall``.
+install needs (settings files and how they merge, trust) lives in ``installer/harness``.
 """

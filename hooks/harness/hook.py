@@ -29,7 +29,7 @@ COMMAND_KEYS = ("command", "cmd")
 
 
 # What the model is told when the after-check itself could not run ({0}: why). The sh hook and the
-# plugins render the same text (installer/harnesses.py, installer/adapters.py), so it stays free of
+# plugins render the same text (installer/harness/settingsfile.py, installer/harness/adapters.py), so it stays free of
 # quotes, backslashes, ``$`` and backquotes.
 UNCHECKED = ("agentguard: could not check what this tool call did to the git guard ({0}) [rule: guard-error]. "
              "Instead: run agentguard doctor; agentguard install repairs it.")

@@ -1,6 +1,6 @@
 """Every harness agentguard knows, in one order (the order install sets them up and lists them).
 Adding a harness: its module next to this one, its name here, and its install-time module in
-``installer/harnessinstall`` (when it has install-time facts)."""
+``installer/harness`` (when it has install-time facts)."""
 import os
 
 from . import claude, codex, copilot, gemini, gptme, hermes, opencode, pi

@@ -2,7 +2,7 @@
 
 Install rewrites every push URL of the repository's remotes (and of the hosts they point at) to
 ``agw::<url>`` with ``url.<agw::url>.pushInsteadOf``, and every other URL (remotes added later) to
-``agw::agw::<url>`` with a catch-all rule (``installer/pushguard.py``), so git hands every push to
+``agw::agw::<url>`` with a catch-all rule (``installer/setup/pushguard.py``), so git hands every push to
 this remote helper, with ``--no-verify`` and with ``core.hooksPath=/dev/null`` alike. It refuses a
 push that would land on a protected branch (the pre-push hook's rule,
 ``backstop.prepush.refuse_protected``: the first push of a project to a remote with no branch at

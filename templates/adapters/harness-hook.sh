@@ -1,6 +1,6 @@
 # agentguard hook for Claude Code, Codex, Gemini CLI, Copilot CLI and OpenCode; written by
 # agentguard install into <git common dir>/agentguard/harness-hook, and run by each harness's settings
-# entry (a short launcher: installer/harnesses.py hook_command) as: sh <this file> <harness> (before a
+# entry (a short launcher: installer/harness/settingsfile.py hook_command) as: sh <this file> <harness> (before a
 # tool call), and with the harness's post-call event after it: sh <this file> <harness> <event>.
 # (OpenCode's plugin runs it inline: sh -c '<this script>' agentguard opencode [event].)
 # The tool call arrives as JSON on stdin and goes to the repository's decision command (the

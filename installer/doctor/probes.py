@@ -1,0 +1,213 @@
+"""Live probes: run the real hooks the way git runs them, and change nothing.
+
+* reference-transaction: ``git update-ref --stdin`` with ``start``, ``update``, ``prepare``,
+  ``abort`` (git runs the hook at ``prepare``; ``abort`` undoes everything).
+* pre-push and pre-commit: the hook files executed directly, with git's arguments and stdin.
+
+Commit objects the probes need are written to a temporary object directory
+(``GIT_OBJECT_DIRECTORY`` with the repository's objects as an alternate), HEAD for the pre-commit
+probe lives in a temporary git dir whose ``commondir`` is the repository's, and refusals the
+probes cause are cut from the audit log again: the repository is byte-for-byte unchanged.
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+
+from ...hooks.gitio import kill_group
+from ...hooks.gitmodel.refnames import ZERO_OID as ZERO
+from ...hooks.policy import literal_prefix
+from ..gitaccess.gitenv import clean_env
+from ..gitaccess.repo import is_reftable
+
+TIMEOUT = 30
+PROBE_PREFIX = "agentguard-doctor-probe"
+# Set for everything a probe runs: a hook that calls the doctor again (the pre-commit framework's
+# agentguard-doctor hook, a verifier) must not probe again, or the probes would recurse.
+NESTED = "AGENTGUARD_DOCTOR_PROBE"
+
+
+class ProbeResult:
+    def __init__(self, ok, detail):
+        self.ok = ok
+        self.detail = detail
+
+
+def run(argv, cwd, env, stdin=b""):
+    proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        out, err = proc.communicate(stdin, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        kill_group(proc)
+        return None, b"", b"timed out after %ds" % TIMEOUT
+    return proc.returncode, out, err
+
+
+def _refused(rc, err):
+    return rc not in (0, None) and b"agentguard: refused" in err
+
+
+def protected_probe_name(policy):
+    """A branch name the policy protects: the first literal pattern, else one built from a glob."""
+    for pattern in policy.branches:
+        if literal_prefix(pattern) == pattern:
+            return pattern
+    for pattern in policy.branches:
+        name = pattern.replace("*", PROBE_PREFIX).replace("?", "x")
+        if "[" not in name and policy.is_protected(name):
+            return name
+    return None
+
+
+class Sandbox:
+    """A temporary object directory and git dir; the repository itself is never written."""
+
+    def __init__(self, info):
+        self.info = info
+        self.tmp = tempfile.mkdtemp(prefix="agentguard-doctor-")
+        objects = os.path.join(self.tmp, "objects")
+        os.makedirs(os.path.join(objects, "info"))
+        self.env = clean_env()
+        self.env.update({
+            NESTED: "1",
+            "GIT_OBJECT_DIRECTORY": objects,
+            "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.path.join(info.common_dir, "objects"),
+            "GIT_AUTHOR_NAME": "agentguard doctor", "GIT_AUTHOR_EMAIL": "doctor@agentguard.invalid",
+            "GIT_COMMITTER_NAME": "agentguard doctor", "GIT_COMMITTER_EMAIL": "doctor@agentguard.invalid",
+        })
+        self.commit = None
+        self.reftable = None  # asked of git once, when a probe first needs a HEAD
+
+    def probe_commit(self):
+        """A commit object no remote-tracking ref contains (lives in the temporary object dir)."""
+        if self.commit is None:
+            rc, out, _ = run(["git", "mktree"], self.info.top, self.env, b"")
+            if rc != 0:
+                return None
+            tree = out.decode().strip()
+            rc, out, _ = run(["git", "commit-tree", tree, "-m", "agentguard doctor probe"], self.info.top, self.env)
+            self.commit = out.decode().strip() if rc == 0 else None
+        return self.commit
+
+    def head_env(self, branch):
+        """Environment whose HEAD is ``refs/heads/<branch>``, sharing the repository's common dir."""
+        gd = os.path.join(self.tmp, "gitdir-" + str(abs(hash(branch))))
+        os.makedirs(gd, exist_ok=True)
+        with open(os.path.join(gd, "commondir"), "w") as fh:
+            fh.write(self.info.common_dir + "\n")
+        env = dict(self.env)
+        env["GIT_DIR"] = gd
+        env["GIT_WORK_TREE"] = self.info.top
+        if self.reftable is None:
+            self.reftable = is_reftable(self.info)
+        if self.reftable:
+            # per-worktree refs live in <gitdir>/reftable; HEAD is a stub, set through git
+            os.makedirs(os.path.join(gd, "reftable"), exist_ok=True)
+            os.makedirs(os.path.join(gd, "refs"), exist_ok=True)
+            open(os.path.join(gd, "reftable", "tables.list"), "w").close()
+            with open(os.path.join(gd, "HEAD"), "w") as fh:
+                fh.write("ref: refs/heads/.invalid\n")
+            run(["git", "symbolic-ref", "HEAD", "refs/heads/" + branch], self.info.top, env)
+        else:
+            with open(os.path.join(gd, "HEAD"), "w") as fh:
+                fh.write("ref: refs/heads/%s\n" % branch)
+        return env
+
+    def close(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def reference_transaction(box, branch, expect_refusal):
+    commit = box.probe_commit()
+    if commit is None:
+        return ProbeResult(False, "could not make a probe commit")
+    ref = "refs/heads/" + branch
+    rc, out, _ = run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
+    current = out.decode().strip() if rc == 0 else ZERO
+    script = "start\nupdate %s %s %s\nprepare\nabort\n" % (ref, commit, current)
+    rc, _, err = run(["git", "update-ref", "--stdin"], box.info.top, box.env, script.encode())
+    return judge(rc, err, expect_refusal, "git update-ref --stdin (prepare, abort) moving %s" % branch)
+
+
+def own_copy(box, hook_path):
+    """For accept probes: agentguard's own script (``.legacy`` when pre-commit moved it) with the
+    chained user hook switched off, so a probe never runs the user's hook in a sandbox it was not
+    written for. Refusals are probed with the real file: agentguard refuses before any chain."""
+    import re
+    from ..setup.hookscripts import is_ours
+    for path in (hook_path, hook_path + ".legacy"):
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            continue
+        if is_ours(data):
+            if re.search(rb"^ag_chained=''$", data, re.M):
+                return path, ""
+            data = re.sub(rb"^ag_chained=.*$", b"ag_chained=''", data, flags=re.M)
+            copy = os.path.join(box.tmp, "hooks", os.path.basename(hook_path))
+            os.makedirs(os.path.dirname(copy), exist_ok=True)
+            with open(copy, "wb") as fh:
+                fh.write(data)
+            os.chmod(copy, 0o755)
+            return copy, " (your chained hook not run)"
+    return hook_path, ""
+
+
+def pre_push(box, hook_path, branch, expect_refusal):
+    commit = box.probe_commit()
+    if commit is None:
+        return ProbeResult(False, "could not make a probe commit")
+    # an update, not a create: the first push of a protected branch to an empty remote is allowed
+    line = "refs/heads/%s %s refs/heads/%s %s\n" % (PROBE_PREFIX, commit, branch, commit)
+    path, note = (hook_path, "") if expect_refusal else own_copy(box, hook_path)
+    rc, _, err = run([path, "origin", "agentguard-doctor-probe.invalid"], box.info.top, box.env,
+                      line.encode())
+    return judge(rc, err, expect_refusal, "pre-push to %s%s" % (branch, note))
+
+
+def pre_commit(box, hook_path, branch, expect_refusal):
+    path, note = (hook_path, "") if expect_refusal else own_copy(box, hook_path)
+    rc, _, err = run([path], box.info.top, box.head_env(branch))
+    return judge(rc, err, expect_refusal, "pre-commit on %s%s" % (branch, note))
+
+
+def judge(rc, err, expect_refusal, what):
+    if rc is None:
+        return ProbeResult(False, "%s: the hook did not answer within %ds" % (what, TIMEOUT))
+    if expect_refusal:
+        if _refused(rc, err):
+            return ProbeResult(True, "%s: refused" % what)
+        return ProbeResult(False, "%s: NOT refused (exit %d)" % (what, rc))
+    if rc == 0:
+        return ProbeResult(True, "%s: accepted" % what)
+    return ProbeResult(False, "%s: refused, but it should pass (exit %d)" % (what, rc))
+
+
+class AuditGuard:
+    """Cut what the probes append to audit.jsonl, so the doctor leaves no trace."""
+
+    def __init__(self, path):
+        self.path = path
+        try:
+            st = os.stat(path)
+            self.size, self.times = st.st_size, (st.st_atime_ns, st.st_mtime_ns)
+        except FileNotFoundError:
+            self.size = self.times = None
+
+    def restore(self, markers):
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.size or 0)
+                tail = fh.read()
+        except FileNotFoundError:
+            return
+        lines = tail.splitlines()
+        if not all(any(m.encode() in line for m in markers) for line in lines):
+            return  # somebody else was refused meanwhile: keep the log as it is
+        if self.size is None:
+            os.unlink(self.path)
+            return
+        os.truncate(self.path, self.size)
+        os.utime(self.path, ns=self.times)

@@ -1,0 +1,62 @@
+"""Find the repository to guard and where git really reads its hooks."""
+import os
+
+from ...hooks import layout
+from ...hooks.layout import Layout
+from ...hooks.textsafe import safe
+from ..errors import AgentguardError
+from .gitenv import TIMEOUT, run, clean_env, environment, git, gitpython
+
+
+def discover(path) -> Layout:
+    """The ``Layout`` of the repository around ``path``: found by ``git.Repo`` (search upwards, bare or not, from inside
+    a git dir the work tree around it), its paths asked of git itself in one ``rev-parse`` (which
+    honours ``core.hooksPath`` and ``safe.directory``)."""
+    path = os.path.abspath(path or ".")
+    if not os.path.isdir(path):
+        raise AgentguardError("%s is not a directory" % safe(path, 300))
+    gp = gitpython()
+    try:
+        with environment(clean_env()):
+            repo = gp.Repo(path, search_parent_directories=True, expand_vars=False)
+    except gp.NoSuchPathError:
+        raise AgentguardError("%s is not a directory" % safe(path, 300))
+    except gp.InvalidGitRepositoryError:
+        raise AgentguardError("%s is not inside a git repository" % safe(path, 300))
+    if repo.bare:
+        raise AgentguardError(
+            "%s is a bare repository: guard the repository a team pushes to with "
+            "`agentguard install --server %s`" % (safe(path, 300), safe(path, 300)))
+    git_dir = os.path.realpath(repo.git_dir)
+    if os.path.commonpath([git_dir, os.path.realpath(path)]) == git_dir and repo.working_tree_dir:
+        path = str(repo.working_tree_dir)  # inside .git: the work tree around it
+    rc, out, err = run(layout.REV_PARSE, path, TIMEOUT)
+    found = layout.parse(path, rc, out)
+    if rc != 0 or found is None or found.bare:
+        raise AgentguardError("cannot read the repository: %s" % safe(err.decode("utf-8", "replace").strip(), 200))
+    return found
+
+
+def remote_head_branches(info):
+    """Branches the remotes' HEADs point at (``refs/remotes/<remote>/HEAD``), when known."""
+    out = git(["for-each-ref", "--format=%(refname)%00%(symref)", "refs/remotes/"], cwd=info.top)
+    found = []
+    for line in out.splitlines():
+        ref, _, target = line.partition("\0")
+        if not ref.endswith("/HEAD") or not target:
+            continue
+        remote = ref[len("refs/remotes/"):-len("/HEAD")]
+        prefix = "refs/remotes/%s/" % remote
+        if target.startswith(prefix) and target[len(prefix):] not in found:
+            found.append(target[len(prefix):])
+    return found
+
+
+def branch_refs(info):
+    """Every local branch and remote-tracking ref, as full names."""
+    return git(["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/remotes/"], cwd=info.top).split()
+
+
+def is_reftable(info):
+    """True when the repository keeps its refs in reftable storage (git 2.45+)."""
+    return git(["config", "--get", "extensions.refstorage"], cwd=info.top, check=False).strip().lower() == "reftable"

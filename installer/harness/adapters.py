@@ -1,0 +1,78 @@
+"""The harness adapters install writes into the work tree (each harness's files, from
+``installer.harness``; the settings entries are merged by ``settingsfile``), rendered from their
+templates, and the launcher of ``check`` they run."""
+import json
+from importlib import resources
+
+from ...hooks.analyser.constructs import INVOLVES
+from ...hooks.version import VERSION
+from ...hooks.harness.hook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
+from ..errors import UsageError
+from .settingsfile import NAMES
+from .hookcommand import HOOK_TIMEOUT, hook_script
+from . import registry
+from ..setup.hookscripts import sh_quote
+
+PLUGIN_HARNESSES = registry.PLUGIN_HARNESSES  # what a plain install always sets up
+HARNESSES = PLUGIN_HARNESSES + NAMES
+
+# harness -> [(path in the work tree, template under templates/adapters or a function, mode)]; the
+# settings entries are merged by ``harnesses``
+FILES = {harness: registry.files(harness) for harness in HARNESSES}
+ALL_PATHS = tuple(rel for harness in HARNESSES for rel, _, _ in FILES[harness])
+
+
+def parse_harnesses(text):
+    """The harnesses ``--harness LIST`` names (``all``: every one), or None for the default."""
+    if text is None:
+        return None
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if names == ["all"]:
+        return list(HARNESSES)
+    bad = [n for n in names if n not in HARNESSES]
+    if bad or not names:
+        raise UsageError("unknown harness %r (choose from %s, or all)"
+                              % (bad[0] if bad else text, ", ".join(HARNESSES)))
+    return list(dict.fromkeys(names))
+
+
+def render(template, agentguard_bin):
+    text = resources.files("agentguard.templates").joinpath("adapters", template).read_text("utf-8")
+    # Every placeholder sits where the template is still valid source (a string literal, or a
+    # shell word), so the templates parse and lint as they are.
+    text = (text.replace("@INVOLVES@", INVOLVES.pattern)
+                .replace('"@INVOLVES_JSON@"', json.dumps(INVOLVES.pattern))
+                .replace("@PATCH_FILE@", PATCH_FILE.pattern)
+                .replace('"@HOOK_SCRIPT_JSON@"', json.dumps(hook_script()))
+                .replace('"@UNCHECKED_JSON@"', json.dumps(UNCHECKED))
+                .replace("@UNCHECKED@", UNCHECKED)
+                .replace('"@NOT_INSTALLED_JSON@"', json.dumps(not_installed()))
+                .replace("@NOT_INSTALLED@", not_installed())
+                .replace("@HOOK_TIMEOUT@", str(HOOK_TIMEOUT))
+                .replace("@TIMEOUT@", str(TIMEOUT))
+                .replace("@VERSION@", VERSION)
+                .replace("@AGENTGUARD_BIN@", sh_quote(agentguard_bin)))
+    return text.encode("utf-8")
+
+
+def files_for(harnesses, agentguard_bin):
+    """[(relative path, bytes, mode)] of every adapter file for ``harnesses``."""
+    out = []
+    for harness in harnesses:
+        for rel, template, mode in FILES[harness]:
+            out.append((rel, template() if callable(template) else render(template, agentguard_bin), mode))
+    return out
+
+
+CHECK_LAUNCHER = """#!/bin/sh
+# agentguard decision command (runtime copy), written by agentguard install.
+# The harness adapters run it: check [--cwd DIR] [--json] (COMMAND | --write PATH).
+AGENTGUARD_GIT=%s
+export AGENTGUARD_GIT
+exec %s -I -S -B "${0%%/*}/runtime/run.py" check "$@"
+"""
+
+
+def check_launcher(python):
+    from ..setup.hookscripts import tools
+    return (CHECK_LAUNCHER % (sh_quote(tools()["git"]), sh_quote(python))).encode()

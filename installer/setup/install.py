@@ -1,0 +1,610 @@
+"""``agentguard install`` and ``agentguard uninstall``: plan, then apply under a lock."""
+import base64
+import os
+import shutil
+import stat
+import sys
+from dataclasses import dataclass, field
+
+from ...hooks import grant
+from ...hooks.policy import POLICY_FILE, TEMPLATE_MARK, Policy, PolicyError, load_policy
+from ...hooks.textsafe import safe
+from ...hooks.version import VERSION
+from ..harness.settingsfile import detected
+from ..harness import adapters, settingsplan
+from . import gitexclude, manifest, pushguard, worktrees
+from ..committedconfig import configured_remotes, effective_policy, remote_changes
+from ..errors import AgentguardError
+from ..fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_contained,
+                    read_regular, remove_stale_temps, sha256_bytes)
+from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
+from ..gitaccess.repo import branch_refs, discover, remote_head_branches
+from ..gitaccess import gitoptions
+from ..harness import hookcommand
+from ..harness import gptme
+from ...hooks.outcome.store import DIR as OUTCOME_DIR
+from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
+
+HOOK_MODE = 0o755
+
+
+@dataclass
+class Action:
+    kind: str  # "write", "remove" or "chain"
+    path: str
+    data: bytes = b""
+    mode: int = 0o644
+    note: str = ""
+
+
+@dataclass
+class Plan:
+    info: object
+    policy: object
+    actions: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    record: dict = field(default_factory=dict)
+    request: tuple = ()  # plan_install's arguments, to plan again under the lock
+    previous: dict = field(default_factory=dict)  # the manifest found when planning ({} if none)
+    worktree: object = None  # worktrees.key_of(info): None for the main worktree
+
+
+def interpreter():
+    """The Python the hooks run: this one, resolved (a pyenv shim costs ~150 ms a call)."""
+    return os.path.realpath(sys.executable)
+
+
+def plan_install(path, protect=None, policy=None, harnesses=None, transport=None, shared=None):
+    """What install would write. ``policy`` (a Policy) skips reading the config: the doctor's
+    --fix restores the policy install recorded rather than whatever the work tree says now.
+    ``harnesses``: the adapters to write (None: all; [] for --no-adapters). ``transport``: the push
+    guard in git's transport (None: as the last install had it, on for a first one). ``shared``: write
+    the adapters where a team commits them, with no exclude block (None: as the last install had it).
+
+    In a linked worktree the backstop is the one shared by every worktree: without ``--protect``
+    the policy is the one recorded (a worktree's checkout does not re-decide it), and this
+    worktree's adapter files are recorded apart from the other worktrees' (``worktrees``)."""
+    info = discover(path)
+    _check_hooks_dir(info)
+    full = manifest.load(info.ag_home) or {}
+    key = worktrees.key_of(info)
+    previous = worktrees.view(full, key)  # the shared keys and this worktree's own
+    if harnesses is None and full and not worktrees.has_record(full, key):
+        harnesses = previous["harnesses"]  # a new worktree: what the others have (post-checkout's call)
+    harnesses = default_harnesses(info, previous) if harnesses is None else list(harnesses)
+    warnings = []
+    if policy is None and not protect and key is not None:
+        policy = manifest.recorded_policy(full)
+    if policy is None:
+        policy, warnings = _policy_now(info, protect)
+    if transport is None:
+        transport = previous.get("transport", True) is not False
+    if shared is None:
+        shared = previous.get("shared") is True
+    plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses, transport, shared),
+                previous=full, worktree=key)
+    python = interpreter()
+    home = info.ag_home
+    want, owned = wanting(plan)
+    runtime_record = want_runtime(want, home)
+    want(os.path.join(home, POLICY_FILE), policy.dumps().encode())
+    want(os.path.join(home, gitoptions.TABLE_FILE), gitoptions.table_bytes())
+
+    hooks_record = {}
+    for hook in HOOK_NAMES:
+        script, chained = plan_hook(plan, hook, python)
+        target = os.path.join(info.hooks_dir, hook)
+        note = "chains the hook that was here (now %s)" % info.display(target + CHAINED_SUFFIX) if chained else ""
+        want(target, script, HOOK_MODE, note)
+        hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
+    want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
+    want(os.path.join(home, hookcommand.HOOK_FILE), hookcommand.hook_script().encode(), HOOK_MODE)
+    tracked = set() if shared else gitexclude.tracked(info, [gptme.GPTME_TOML])
+    adapter_record, toml_record = _plan_adapters(plan, previous, harnesses, want, tracked)
+    settings_record, trust_record, skipped = settingsplan.plan_settings(info, harnesses, previous, want, shared,
+                                                                        changing(plan))
+    if "gptme" in harnesses and gptme.GPTME_TOML in tracked and \
+            not gptme.gptme_enabled(read_regular(contained(info.top, gptme.GPTME_TOML))):
+        skipped["gptme"] = gptme.GPTME_TOML
+    plan.warnings += ["%s; %s" % settingsplan.left_alone(harness, rel) for harness, rel in sorted(skipped.items())]
+    if transport:
+        want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
+    guard_record = pushguard.plan(info, previous, want, transport)
+    local = {"version": VERSION, "python": python, "tools": tools(), "hooks_dir": info.hooks_dir, "hooks": hooks_record,
+             "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
+             "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
+             "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,
+             "created_dirs": _created_dirs(info, previous, list(adapter_record) + list(settings_record)),
+             "skipped": skipped, "shared": bool(shared)}
+    plan.record = worktrees.merge(local, full, key, info.top, owned)
+    plan.record["exclude"] = gitexclude.plan(info, previous.get("exclude"), [] if shared else
+                                             _excluded(info, plan.record), changing(plan))
+    if plan.actions or plan.previous != dict(plan.record, format=manifest.FORMAT):
+        plan.actions.append(Action("write", os.path.join(home, manifest.NAME), note="manifest"))
+    return plan
+
+
+def changing(plan):
+    """``change(target, data)``: plan a write of a file install does not own (None: its removal)."""
+    def change(target, data):
+        if data is None:
+            plan.actions.append(Action("remove", target))
+        else:
+            plan.actions.append(Action("write", target, data, file_mode(target) if os.path.lexists(target) else 0o644))
+    return change
+
+
+def _excluded(info, record):
+    """The work-tree files install created, in every worktree it recorded, that git does not track
+    here: what the exclude block lists."""
+    rels = set()
+    for rec in [record] + [v for v in (record.get(worktrees.MAP) or {}).values() if isinstance(v, dict)]:
+        rels.update(r for r in rec.get("adapters") or {} if isinstance(r, str))
+        rels.update(r for r, s in (rec.get("settings") or {}).items()
+                    if isinstance(s, dict) and s.get("original") is None)
+        if isinstance(rec.get("gptme_toml"), dict) and rec["gptme_toml"].get("original") is None:
+            rels.add(gptme.GPTME_TOML)
+    return sorted(rels - gitexclude.tracked(info, sorted(rels)))
+
+
+def wanting(plan):
+    """(want, owned): ``want(target, data, mode, note)`` records a file install owns whole and plans
+    its write when the file differs; ``owned`` is that record ({path: [sha256, mode]})."""
+    owned = {}
+
+    def want(target, data, mode=0o644, note=""):
+        owned[target] = [sha256_bytes(data), mode]
+        if read_regular(target) != data or file_mode(target) != mode:
+            plan.actions.append(Action("write", target, data, mode, note))
+    return want, owned
+
+
+def want_runtime(want, home):
+    """Plan the runtime copy under ``home``; its record {relative path: sha256}."""
+    record = {}
+    for rel, data in runtime_files().items():
+        want(os.path.join(home, RUNTIME_DIR, rel), data)
+        record[rel] = sha256_bytes(data)
+    return record
+
+
+def default_harnesses(info, previous):
+    """A plain install: the three plugin adapters (small folders a harness loads only when it runs
+    here), every settings-file harness in use here (its folder in the repository, its user-level
+    configuration or its binary on PATH), and whatever the last install set up."""
+    chosen = list(adapters.PLUGIN_HARNESSES) + detected(info.top)
+    chosen += [h for h in previous.get("harnesses") or [] if h in adapters.HARNESSES]
+    return [h for h in adapters.HARNESSES if h in chosen]  # one order, however they were found
+
+
+def _policy_now(info, protect):
+    """The policy to record: the configured branches, and the remotes as configured now (with a
+    warning for each remote that differs from the snapshot in force)."""
+    configured, warnings = effective_policy(info, protect, remote_head_branches(info), branch_refs(info))
+    remotes, more = configured_remotes(info)
+    try:
+        before = load_policy(info.ag_home).remotes
+    except PolicyError:
+        before = remotes  # a first install (or a broken snapshot, which this one replaces): nothing to compare
+    names = ", ".join(safe(n, 60) for n in remotes) or "none"
+    if before is None:
+        warnings.append("protected branches now follow only the remotes recorded now (%s); until this install any "
+                        "remote's tracking refs counted" % names)
+    elif before != remotes:
+        warnings.append("the remotes changed since the last install: %s; protected branches follow them as they "
+                        "are now (%s): make sure each is the repository you mean"
+                        % ("; ".join(remote_changes(before, remotes)), names))
+    return Policy(configured.branches, configured.source, remotes), warnings + more
+
+
+def agentguard_bin():
+    """The agentguard command, for the gptme completion verifier (it runs the doctor) and the
+    post-checkout hook (it runs install in a new worktree)."""
+    argv0 = os.path.realpath(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if os.path.basename(argv0) == "agentguard" and os.access(argv0, os.X_OK):
+        return argv0
+    return shutil.which("agentguard") or "agentguard"
+
+
+def _check_hooks_dir(info):
+    from ...hooks.guardpaths import inside
+    if not (inside(info.hooks_dir, info.top) or inside(info.hooks_dir, info.common_dir)):
+        raise AgentguardError("git reads hooks from %s (core.hooksPath), outside this repository; agentguard "
+                              "will not write there. Unset core.hooksPath or point it inside the repository"
+                              % safe(info.hooks_dir, 200))
+
+
+def _plan_adapters(plan, previous, harnesses, want, tracked=frozenset()):
+    info = plan.info
+    record = {}
+    for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
+        want(contained(info.top, rel), data, mode)
+        record[rel] = sha256_bytes(data)
+    toml_record = None
+    if "gptme" in harnesses:
+        target = contained(info.top, gptme.GPTME_TOML)
+        current = read_regular(target)
+        old = previous.get("gptme_toml")
+        # the file as install creates it, with no record of that install (lost): install's own
+        lost = not old and current == gptme.merge_gptme_toml(None) and \
+            gptme.GPTME_TOML not in gitexclude.tracked(info, [gptme.GPTME_TOML])
+        if old and current is not None and sha256_bytes(current) == old.get("sha256"):
+            original = base64.b64decode(old["original"]) if old.get("original") is not None else None
+        else:
+            original = None if lost else current
+        merged = gptme.merge_gptme_toml(current if current is not None else None)
+        if gptme.GPTME_TOML in tracked and merged != current:
+            return record, None  # the team's file: left alone (plan_install says so)
+        if current is not None and merged == current and not old and not lost:
+            pass  # the user enabled it already; nothing to restore later
+        else:
+            toml_record = {"original": base64.b64encode(original).decode() if original is not None else None,
+                           "sha256": sha256_bytes(merged)}
+        want(target, merged, file_mode(target) if current is not None else 0o644)
+    return record, toml_record
+
+
+def _created_dirs(info, previous, written):
+    """The work-tree directories install creates for adapter and settings files (and those an
+    earlier install created), so that uninstall removes exactly those, and only when empty."""
+    dirs = {d for d in previous.get("created_dirs") or [] if isinstance(d, str)}
+    for rel in written:
+        for parent in parents(rel):
+            if os.path.lexists(contained(info.top, parent)) and parent not in dirs:
+                break
+            dirs.add(parent)
+    return sorted(dirs)
+
+
+def plan_hook(plan, hook, python):
+    info = plan.info
+    target = os.path.join(info.hooks_dir, hook)
+    chained_path = target + CHAINED_SUFFIX
+    existing = read_regular(target)
+    chained_data = read_regular(chained_path)
+    if existing is None:
+        if chained_data is not None:
+            plan.warnings.append("%s is left from an earlier install and is not run; remove it or move it "
+                                 "back to %s" % (info.display(chained_path), info.display(target)))
+        chained = False
+    elif is_ours(existing):
+        chained = chained_data is not None
+    else:
+        if chained_data is not None and chained_data != existing:
+            raise AgentguardError("%s already exists; move it away so that your current %s hook can be kept "
+                                  "there" % (info.display(chained_path), hook))
+        if chained_data is None:
+            plan.actions.append(Action("chain", chained_path, note=target))
+        chained_data = existing
+        chained = True
+    runs = False
+    is_sh = False
+    if chained:
+        source = target if existing is not None and not is_ours(existing) else chained_path
+        runs = bool(file_mode(source) & stat.S_IXUSR)
+        is_sh = is_posix_sh(chained_data)
+        if not runs:
+            plan.warnings.append("the existing %s hook is not executable, so git did not run it; it is kept "
+                                 "(and restored on uninstall) but not run" % hook)
+    name = hook + CHAINED_SUFFIX if chained and runs else None
+    return render(hook, plan.policy, python, name, is_sh, agentguard_bin()), chained
+
+
+def apply_install(plan):
+    """Write the plan. The manifest is written first, marked ``installing`` and accepting what the
+    previous install wrote as well, so a kill at any moment leaves a state that a re-run of install
+    completes and uninstall understands (every file is written atomically: old or new, never half).
+    Returns the plan that was applied."""
+    with InstallLock(plan.info.ag_home):
+        # plan again under the lock: another install or uninstall may have run since this plan was
+        # made, and a stale "keep the user's hook" step would chain our own hook to itself
+        plan = plan_install(*plan.request)
+        info = plan.info
+        if not plan.actions:
+            return plan
+        write_plan(plan, _write_dirs(info, worktrees.view(plan.record, plan.worktree)),
+                   worktrees.intent(plan.record, plan.previous, plan.worktree))
+        record_outcome_baseline(info)
+    return plan
+
+
+def write_plan(plan, dirs, intent):
+    """Carry out ``plan`` under the install lock: stale temp files in ``dirs`` cleared, the
+    ``intent`` manifest first, chained hooks copied, every file written atomically, the runtime
+    compiled, the final manifest last."""
+    from ...hooks.outcome import snapshot
+    home = plan.info.ag_home
+    for directory in dirs:
+        remove_stale_temps(directory)
+    before = snapshot.before_own_writes(home, [a.path for a in plan.actions if a.kind == "write"])
+    manifest.save(home, intent)
+    for action in plan.actions:
+        if action.kind == "chain":
+            copy_exact(action.note, action.path)
+    for action in plan.actions:
+        if action.kind == "write" and action.note != "manifest":
+            atomic_write(action.path, action.data, action.mode)
+        elif action.kind == "remove" and os.path.lexists(action.path):
+            os.unlink(action.path)
+    compile_runtime(os.path.join(home, RUNTIME_DIR))
+    manifest.save(home, plan.record)
+    snapshot.adopt_own_writes(home, before)  # what agentguard wrote is no tool call's doing
+
+
+def record_outcome_baseline(info):
+    """The after-check's first snapshot: the state install just wrote, its bytes kept to restore."""
+    from ...hooks.outcome import snapshot
+    try:
+        snapshot.record(info.top, fresh=True)
+    except Exception as exc:  # the install stands; the first `check` records it again
+        sys.stderr.write("agentguard: could not record the after-check's snapshot (%s)\n" % safe(str(exc), 200))
+
+
+def _write_dirs(info, record):
+    """Every directory install writes into (where a killed install may have left a temp file)."""
+    dirs = {info.hooks_dir, info.ag_home, info.top, info.common_dir}  # common dir: the config (push guard)
+    runtime = os.path.join(info.ag_home, RUNTIME_DIR)
+    for rel in runtime_files():
+        dirs.add(os.path.dirname(os.path.join(runtime, rel)))
+    for rel in set(record.get("adapters") or {}) | set(record.get("settings") or {}) | set(adapters.ALL_PATHS):
+        try:
+            dirs.add(os.path.dirname(contained(info.top, rel)))
+        except AgentguardError:
+            continue
+    trust = record.get("codex_trust") or {}
+    if isinstance(trust.get("config"), str):
+        dirs.add(os.path.dirname(trust["config"]))
+    dirs.add(os.path.dirname(gitexclude.path_of(info)))  # the exclude block
+    return sorted(dirs)
+
+
+def uninstall(path):
+    """Remove what install wrote and put back what was there. Returns (info, done, warnings); ``done``
+    is empty when nothing of agentguard's was there.
+
+    The push guard goes first: whatever happens after, git keeps pushing. With no readable record,
+    what is recognisably agentguard's goes (``recognised``), and the warnings name what is left."""
+    info = discover(path)
+    home = info.ag_home
+    existed = os.path.isdir(home)
+    done, warnings = [], []
+    with InstallLock(home):
+        record, problem = manifest.read(home)
+        if problem == "missing" and os.path.isfile(os.path.join(home, TEMPLATE_MARK)):
+            problem = None  # made from agentguard's git template: no install has recorded anything yet
+        record = record or {}
+        for directory in _write_dirs(info, worktrees.view(record, worktrees.key_of(info))):
+            remove_stale_temps(directory)
+        pushguard.uninstall(info, record, done, warnings)
+        for hook in HOOK_NAMES:
+            uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
+            _missing_chained(info, record, hook, warnings)
+        left = []
+        for place in worktrees.places(info, record) if record else _recognised_places(info, warnings, left):
+            _uninstall_worktree(info, place, done, warnings)
+        gitexclude.uninstall(info, record, done, warnings)
+        _remove_runtime(info, done)
+        if problem and (done or left or problem != "missing"):
+            warnings.insert(0, "the record of what install wrote (%s) is %s: uninstall took out what is recognisably "
+                            "agentguard's; %s" % (info.display(os.path.join(home, manifest.NAME)), problem,
+                                                  "could not restore, so left in place: %s; remove by hand what you "
+                                                  "do not want" % safe_list(left) if left else
+                                                  "nothing of it is left"))
+    if not existed and not done:
+        _remove_empty_home(home)  # only the lock this run made: leave no trace where nothing was installed
+    return info, done, warnings
+
+
+def _recognised_places(info, warnings, left):
+    """A Place for every work tree git lists, with what is recognisably agentguard's there as its
+    record; ``left`` gets what looks like agentguard's but cannot be told from the user's edits."""
+    from . import recognised
+    found, _ = worktrees.live(info)
+    out = []
+    for key in sorted(found, key=lambda k: (k is None, k or "")):  # linked ones first, as places() orders them
+        where = found[key]
+        record, unsure = recognised.worktree_record(where, agentguard_bin(), warnings)
+        prefix = "" if where.top == info.top else "%s: " % safe(where.top, 300)
+        left.extend(prefix + item for item in unsure)
+        out.append(worktrees.Place(key, where, record, where.top))
+    return out
+
+
+def _remove_runtime(info, done):
+    """The runtime copy, the after-check's store, the snapshots and launchers in ``<common dir>/agentguard``."""
+    home = info.ag_home
+    found = False
+    # the break-glass grants too: an unspent grant must not outlive the install it was made for
+    for name in (RUNTIME_DIR, OUTCOME_DIR, grant.DIR):
+        found = os.path.lexists(os.path.join(home, name)) or found
+        shutil.rmtree(os.path.join(home, name), ignore_errors=True)
+    # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
+    for name in (POLICY_FILE, gitoptions.TABLE_FILE, manifest.NAME, "check", hookcommand.HOOK_FILE,
+                 TEMPLATE_MARK):
+        try:
+            os.unlink(os.path.join(home, name))
+            found = True
+        except FileNotFoundError:
+            pass
+    if found:
+        done.append("removed the runtime copy, the policy snapshot and the record from %s" % info.display(home))
+
+
+def _remove_empty_home(home):
+    try:
+        os.unlink(os.path.join(home, "lock"))
+        os.rmdir(home)
+    except OSError:
+        pass
+
+
+def _uninstall_worktree(info, place, done, warnings):
+    """Take out what install wrote in one worktree (``place``); of a worktree that is gone, only
+    its Codex trust entries (outside it) are left to take out, and its record goes."""
+    here = place.info is not None and place.info.top == info.top
+    mine_done: list = []
+    mine_warnings: list = []
+    if place.info is not None:
+        for directory in _write_dirs(place.info, place.record):
+            remove_stale_temps(directory)
+        _uninstall_adapters(place.info, place.record, mine_done, mine_warnings)
+        settingsplan.uninstall_settings(place.info, place.record, mine_done, mine_warnings)
+        _remove_created_dirs(place.info, place.record)
+    elif place.key is not None:
+        mine_done.append("dropped the record of the worktree %s, which no longer exists" % safe(place.shown, 300))
+    else:
+        mine_warnings.append("the main worktree is not where git lists it; its adapter files are left in place")
+    settingsplan.uninstall_codex_trust(place.record, mine_done, mine_warnings)
+    prefix = "" if here or place.info is None else "%s: " % safe(place.shown, 300)
+    done.extend(prefix + line for line in mine_done)
+    warnings.extend(prefix + line for line in mine_warnings)
+
+
+def uninstall_hook(info, hook, recorded, done, warnings):
+    target = os.path.join(info.hooks_dir, hook)
+    chained = target + CHAINED_SUFFIX
+    legacy = target + ".legacy"  # where `pre-commit install` moves a hook it finds
+    for place in (target, legacy):
+        try:
+            data = read_regular(place)
+        except AgentguardError as exc:
+            warnings.append(str(exc))
+            continue
+        if data is None or not is_ours(data):
+            continue
+        if recorded and sha256_bytes(data) not in recorded:
+            kept = ("; your earlier %s hook is in %s" % (hook, info.display(chained))
+                    if os.path.lexists(chained) else "")
+            warnings.append("%s changed since install; left in place (remove it yourself if it is no longer "
+                            "wanted)%s" % (info.display(place), kept))
+            return
+        if os.path.lexists(chained):
+            os.replace(chained, place)
+            done.append("restored %s" % info.display(place))
+        else:
+            os.unlink(place)
+            done.append("removed %s" % info.display(place))
+        return
+    if os.path.lexists(chained):
+        if _same_file_content(target, chained):
+            # install was stopped after keeping a copy of this hook and before replacing it
+            os.unlink(chained)
+            done.append("removed %s (a copy of %s)" % (info.display(chained), info.display(target)))
+            return
+        warnings.append("%s is not agentguard's; your earlier %s hook stays in %s"
+                        % (info.display(target), hook, info.display(chained)))
+
+
+def _missing_chained(info, record, hook, warnings):
+    """Say so when the record has install keeping the user's ``hook`` aside and that copy is gone."""
+    entry = (record.get("hooks") or {}).get(hook)
+    target = os.path.join(info.hooks_dir, hook)
+    if isinstance(entry, dict) and entry.get("chained") and not os.path.lexists(target) \
+            and not os.path.lexists(target + CHAINED_SUFFIX):
+        warnings.append("your earlier %s hook, which install kept as %s, is gone; it could not be restored"
+                        % (hook, info.display(target + CHAINED_SUFFIX)))
+
+
+def _same_file_content(a, b):
+    try:
+        data = read_regular(a)
+        return data is not None and data == read_regular(b) and file_mode(a) == file_mode(b)
+    except AgentguardError:
+        return False
+
+
+def _uninstall_adapters(info, record, done, warnings):
+    for rel in sorted(record.get("adapters") or {}):
+        found = read_contained(info.top, rel, warnings)
+        if found is None:
+            continue
+        path, data = found
+        if data is None:
+            continue
+        if sha256_bytes(data) not in manifest.accepted(record, "adapters", rel):
+            warnings.append("%s changed since install; left in place" % rel)
+            continue
+        os.unlink(path)
+        done.append("removed %s" % rel)
+    toml = record.get("gptme_toml")
+    if toml:
+        found = read_contained(info.top, gptme.GPTME_TOML, warnings)
+        if found is None:
+            return
+        path, data = found
+        original = base64.b64decode(toml["original"]) if toml.get("original") is not None else None
+        if data == original:
+            pass  # install was stopped before it merged gptme.toml
+        elif data is None or sha256_bytes(data) != toml["sha256"]:
+            warnings.append("gptme.toml changed since install; remove the agentguard plugin entries by hand")
+        elif original is None:
+            os.unlink(path)
+            done.append("removed gptme.toml")
+        else:
+            atomic_write(path, original, file_mode(path))
+            done.append("restored gptme.toml")
+
+
+def _remove_created_dirs(info, record):
+    created = record.get("created_dirs")
+    if created is None:  # a manifest from before install recorded them: every adapter directory
+        created = {d for rel in record.get("adapters") or {} for d in parents(rel)}
+    for rel in sorted(created, key=lambda r: (r.count("/"), r), reverse=True):
+        _remove_empty_dir(info, rel)
+
+
+def _remove_empty_dir(info, rel):
+    """Remove a directory install created, if it is empty (our own __pycache__ aside)."""
+    try:
+        path = contained(info.top, rel)
+    except AgentguardError:
+        return
+    if os.path.islink(path) or not os.path.isdir(path):
+        return
+    cache = os.path.join(path, "__pycache__")
+    if os.path.isdir(cache) and not os.path.islink(cache):
+        shutil.rmtree(cache, ignore_errors=True)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass  # not empty: something of the user's is in it
+
+
+def describe(plan):
+    """Human lines for a plan (used by install and --dry-run)."""
+    info = plan.info
+    lines = []
+    for action in plan.actions:
+        if action.kind == "remove":
+            lines.append("remove %s" % info.display(action.path))
+        elif action.kind == "chain":
+            lines.append("keep %s as %s (chained: it still runs)" % (info.display(action.note),
+                                                                   info.display(action.path)))
+        else:
+            extra = " (%s)" % action.note if action.note and action.note != "manifest" else ""
+            lines.append("write %s%s" % (info.display(action.path), extra))
+    return lines
+
+
+def summary(plan):
+    """The few lines a finished install prints: what is protected and how, which harnesses, the next
+    step (``install --verbose`` prints ``describe`` instead: every file)."""
+    info, record = plan.info, worktrees.view(plan.record, plan.worktree)
+    lines = ["protected branches: %s (%s)" % (", ".join(safe(b, 80) for b in plan.policy.branches), plan.policy.source),
+             "git backstop: %d hooks in %s, the runtime in %s" % (len(HOOK_NAMES), info.display(info.hooks_dir),
+                                                                   info.display(info.ag_home))]
+    lines += [line.replace("keep ", "kept ", 1) for line in describe(plan) if line.startswith("keep ")]
+    if record.get("transport"):
+        remotes = ", ".join(safe(name, 60) for name in sorted(plan.policy.remotes or {})) or "no remote yet"
+        lines.append("push guard: on for %s (in git's transport, which --no-verify cannot skip)" % remotes)
+    else:
+        lines.append("push guard: off (--no-push-guard)")
+    lines.append("harness adapters: %s" % (", ".join(record.get("harnesses") or []) or "none (--no-adapters)"))
+    written = sum(1 for action in plan.actions if action.kind == "write")
+    lines.append("wrote %d files (agentguard install --verbose lists them)" % written)
+    lines.append("next: agentguard doctor   # proves, by experiment, that the protection works here")
+    return lines
+
+
+def safe_list(items):
+    return ", ".join(safe(i, 80) for i in items)
