@@ -225,7 +225,7 @@ def doctor(
     no_probes: bool = typer.Option(False, "--no-probes", help="Skip the live probes (faster; proves less)."),
 ):
     """Prove, by exercising the real hooks, that the protection works; name every gap."""
-    from .doctor import runner as doc
+    from .doctor import runner
     from .doctor.report import emit
     _exclusive(server=server is not None, all=all_)
     if fix and server is not None:
@@ -243,11 +243,11 @@ def doctor(
             from .setup import fleet
             rows = fleet.doctor_all(paths or ["."], depth=depth, live=not no_probes, jobs=jobs, fix=fix)
             raise typer.Exit(fleet.emit(rows, as_json, "doctor"))
-        d = doc.Doctor(_one_path(paths))
+        d = runner.Doctor(_one_path(paths))
         d.run(live=not no_probes)
         fixed = None
         if fix:
-            fixed = doc.fix(d)
+            fixed = runner.fix(d)
             if fixed or d.notes:
                 d.run(live=not no_probes)
     except (AgentguardError, OSError) as exc:

@@ -138,7 +138,7 @@ def call_text(harness, data):
     return data.decode("utf-8", "replace")  # not the shape a harness sends: all of it
 
 
-def decide(harness, data):
+def tool_call_block(harness, data):
     """The Block for the tool call in ``data`` (raw payload bytes), or None to allow; and, whatever the
     decision, the after-check's snapshot of the repository the call runs in."""
     from ..analyser.decision import analyse, record_snapshot
@@ -189,7 +189,7 @@ def main(harness, stdin=None, out=None, err=None):
             from ..rules import Block
             block = Block("guard-error", "a tool call larger than %d bytes" % MAX_PAYLOAD)
         else:
-            block = decide(harness, data)
+            block = tool_call_block(harness, data)
     except _Timeout:
         block = _fallback(harness, data, "timed out after %d s" % TIMEOUT)
     except RecursionError:

@@ -257,7 +257,7 @@ class Rows(list):
 
 def _run_all(roots, depth, jobs, work, extra, prime=None):
     """``prime()`` runs before the workers are forked: what it caches, each worker inherits."""
-    from ..doctor import runner as doctor  # noqa: F401  (imported once here, not once per worker)
+    from ..doctor import runner  # noqa: F401  (imported once here, not once per worker)
     if prime is not None:
         prime()
     with _pool(jobs) as pool:

@@ -1,6 +1,6 @@
 """The doctor's checks, per group, in the order they run (and are printed): the registry the
 runner (``installer/doctor/runner.py``) walks. A group's checks live in one module."""
-from . import push as pushcheck
+from . import push
 from . import auditlog, backstop, branches, bypass, gitsetup, harness, live, policy, runtime
 
 GROUPS = [
@@ -10,7 +10,7 @@ GROUPS = [
     ("hooks", [backstop.check_hooks_location, backstop.check_worktrees, backstop.check_hook_files]),
     ("runtime", [runtime.check_runtime]),
     ("policy", [policy.check_policy_snapshot, policy.check_policy_config, policy.check_remotes]),
-    ("push", [pushcheck.check_push_guard]),
+    ("push", [push.check_push_guard]),
     ("probe", [live.check_probes]),
     ("bypass", [bypass.check_aliases, bypass.check_env, bypass.check_hooks_path, bypass.check_includes,
                 bypass.check_config_hooks, bypass.check_template_dir]),
