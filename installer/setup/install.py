@@ -1,5 +1,5 @@
-"""``agentguard install`` and ``agentguard uninstall``: plan, then apply under a lock."""
-import base64
+"""``agentguard install``: plan, then apply under a lock (``uninstall`` takes it out again). A
+harness's own steps beyond its adapter files and settings merge are its descriptor's (``Steps``)."""
 import os
 import shutil
 import stat
@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from ...hooks.policy import POLICY_FILE, Policy, PolicyError, load_policy
 from ...hooks.textsafe import safe
 from ...hooks.version import VERSION
-from ..harness.settingsfile import detected
-from ..harness import adapters, settingsplan
+from ..harness.descriptor import PlanStep
+from ..harness.settingsfile import detected, merge_settings, placed_groups
+from ..harness import adapters, registry, settingsplan
 from . import gitexclude, manifest, pushguard, worktrees
 from ..committedconfig import configured_remotes, effective_policy, remote_changes
 from ..errors import AgentguardError
@@ -20,7 +21,6 @@ from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, rende
 from ..gitaccess.repo import branch_refs, discover, remote_head_branches
 from ..gitaccess import gitoptions
 from ..harness import hookcommand
-from ..harness import gptme
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 HOOK_MODE = 0o755
@@ -97,21 +97,26 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
     want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
     want(os.path.join(home, hookcommand.HOOK_FILE), hookcommand.hook_script().encode(), HOOK_MODE)
-    tracked = set() if shared else gitexclude.tracked(info, [gptme.GPTME_TOML])
-    adapter_record, toml_record = _plan_adapters(plan, previous, harnesses, want, tracked)
-    settings_record, trust_record, skipped = settingsplan.plan_settings(info, harnesses, previous, want, shared,
-                                                                        changing(plan))
-    if "gptme" in harnesses and gptme.GPTME_TOML in tracked and \
-            not gptme.gptme_enabled(read_regular(contained(info.top, gptme.GPTME_TOML))):
-        skipped["gptme"] = gptme.GPTME_TOML
+    adapter_record = _plan_adapters(plan, harnesses, want)
+    # the harnesses' own steps (a merge into another work-tree file, what depends on the settings merge)
+    step = PlanStep(info, previous, want, set() if shared else gitexclude.tracked(info, list(registry.merged_files())),
+                    merge_settings, placed_groups)
+    steps = [registry.HARNESSES[name].steps for name in harnesses if name in registry.HARNESSES]
+    harness_records = dict.fromkeys(registry.record_keys())
+    for harness_steps in steps:
+        harness_records.update(harness_steps.plan_merge(step))
+    settings_record, skipped = settingsplan.plan_settings(info, harnesses, previous, want, shared, changing(plan))
+    step.settings, step.skipped = settings_record, skipped
+    for harness_steps in steps:
+        harness_records.update(harness_steps.plan_after_settings(step))
     plan.warnings += ["%s; %s" % settingsplan.left_alone(harness, rel) for harness, rel in sorted(skipped.items())]
     if transport:
         want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
     guard_record = pushguard.plan(info, previous, want, transport)
     local = {"version": VERSION, "python": python, "tools": tools(), "hooks_dir": info.hooks_dir, "hooks": hooks_record,
              "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
-             "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
-             "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,
+             "adapters": adapter_record, "settings": settings_record, **harness_records,
+             "transport": bool(transport), "push_guard": guard_record,
              "created_dirs": _created_dirs(info, previous, list(adapter_record) + list(settings_record)),
              "skipped": skipped, "shared": bool(shared)}
     plan.record = worktrees.merge(local, full, key, info.top, owned)
@@ -140,8 +145,8 @@ def _excluded(info, record):
         rels.update(r for r in rec.get("adapters") or {} if isinstance(r, str))
         rels.update(r for r, s in (rec.get("settings") or {}).items()
                     if isinstance(s, dict) and s.get("original") is None)
-        if isinstance(rec.get("gptme_toml"), dict) and rec["gptme_toml"].get("original") is None:
-            rels.add(gptme.GPTME_TOML)
+        for harness in registry.HARNESSES.values():
+            rels.update(harness.steps.created(rec))
     return sorted(rels - gitexclude.tracked(info, sorted(rels)))
 
 
@@ -212,34 +217,13 @@ def _check_hooks_dir(info):
                               % safe(info.hooks_dir, 200))
 
 
-def _plan_adapters(plan, previous, harnesses, want, tracked=frozenset()):
+def _plan_adapters(plan, harnesses, want):
     info = plan.info
     record = {}
     for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
         want(contained(info.top, rel), data, mode)
         record[rel] = sha256_bytes(data)
-    toml_record = None
-    if "gptme" in harnesses:
-        target = contained(info.top, gptme.GPTME_TOML)
-        current = read_regular(target)
-        old = previous.get("gptme_toml")
-        # the file as install creates it, with no record of that install (lost): install's own
-        lost = not old and current == gptme.merge_gptme_toml(None) and \
-            gptme.GPTME_TOML not in gitexclude.tracked(info, [gptme.GPTME_TOML])
-        if old and current is not None and sha256_bytes(current) == old.get("sha256"):
-            original = base64.b64decode(old["original"]) if old.get("original") is not None else None
-        else:
-            original = None if lost else current
-        merged = gptme.merge_gptme_toml(current if current is not None else None)
-        if gptme.GPTME_TOML in tracked and merged != current:
-            return record, None  # the team's file: left alone (plan_install says so)
-        if current is not None and merged == current and not old and not lost:
-            pass  # the user enabled it already; nothing to restore later
-        else:
-            toml_record = {"original": base64.b64encode(original).decode() if original is not None else None,
-                           "sha256": sha256_bytes(merged)}
-        want(target, merged, file_mode(target) if current is not None else 0o644)
-    return record, toml_record
+    return record
 
 
 def _created_dirs(info, previous, written):
@@ -349,9 +333,8 @@ def write_dirs(info, record):
             dirs.add(os.path.dirname(contained(info.top, rel)))
         except AgentguardError:
             continue
-    trust = record.get("codex_trust") or {}
-    if isinstance(trust.get("config"), str):
-        dirs.add(os.path.dirname(trust["config"]))
+    for harness in registry.HARNESSES.values():
+        dirs.update(harness.steps.outside_dirs(record))
     dirs.add(os.path.dirname(gitexclude.path_of(info)))  # the exclude block
     return sorted(dirs)
 

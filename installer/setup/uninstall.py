@@ -1,22 +1,20 @@
 """``agentguard uninstall``: take out what install wrote (``install``) and put back what was there,
 one worktree at a time; with no readable record, what is recognisably agentguard's (``recognised``)."""
-import base64
 import os
 import shutil
 
 from ...hooks import grant
 from ...hooks.policy import POLICY_FILE, TEMPLATE_MARK
 from ...hooks.textsafe import safe
-from ..harness import settingsplan
+from ..harness import registry, settingsplan
 from . import gitexclude, manifest, pushguard, worktrees
 from ..errors import AgentguardError
-from ..fsops import InstallLock, atomic_write, contained, file_mode, parents, read_contained, read_regular, \
+from ..fsops import InstallLock, contained, file_mode, parents, read_contained, read_regular, \
     remove_stale_temps, sha256_bytes
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
 from ..gitaccess.repo import discover
 from ..gitaccess import gitoptions
 from ..harness import hookcommand
-from ..harness import gptme
 from ...hooks.outcome.store import DIR as OUTCOME_DIR
 from .install import agentguard_bin, write_dirs
 from .runtime_files import RUNTIME_DIR
@@ -118,7 +116,8 @@ def _uninstall_worktree(info, place, done, warnings):
         mine_done.append("dropped the record of the worktree %s, which no longer exists" % safe(place.shown, 300))
     else:
         mine_warnings.append("the main worktree is not where git lists it; its adapter files are left in place")
-    settingsplan.uninstall_codex_trust(place.record, mine_done, mine_warnings)
+    for harness in registry.HARNESSES.values():  # outside the work tree: for a worktree that is gone too
+        harness.steps.uninstall_outside(place.record, mine_done, mine_warnings)
     prefix = "" if here or place.info is None else "%s: " % safe(place.shown, 300)
     done.extend(prefix + line for line in mine_done)
     warnings.extend(prefix + line for line in mine_warnings)
@@ -190,23 +189,8 @@ def _uninstall_adapters(info, record, done, warnings):
             continue
         os.unlink(path)
         done.append("removed %s" % rel)
-    toml = record.get("gptme_toml")
-    if toml:
-        found = read_contained(info.top, gptme.GPTME_TOML, warnings)
-        if found is None:
-            return
-        path, data = found
-        original = base64.b64decode(toml["original"]) if toml.get("original") is not None else None
-        if data == original:
-            pass  # install was stopped before it merged gptme.toml
-        elif data is None or sha256_bytes(data) != toml["sha256"]:
-            warnings.append("gptme.toml changed since install; remove the agentguard plugin entries by hand")
-        elif original is None:
-            os.unlink(path)
-            done.append("removed gptme.toml")
-        else:
-            atomic_write(path, original, file_mode(path))
-            done.append("restored gptme.toml")
+    for harness in registry.HARNESSES.values():  # the merges into other work-tree files
+        harness.steps.uninstall(info, record, done, warnings)
 
 
 def _remove_created_dirs(info, record):
