@@ -179,7 +179,7 @@ def uninstall(
     template: bool = typer.Option(False, "--template", help="Undo install --template."),
 ):
     """Remove what install wrote and put back every hook that was there before, byte for byte."""
-    from .setup.install import uninstall as do_uninstall
+    from .setup.uninstall import uninstall as do_uninstall
     _exclusive(server=server is not None, template=template)
     try:
         if server is not None or template:

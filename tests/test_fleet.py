@@ -85,7 +85,7 @@ def test_unreadable_directory_is_a_warning(env, tmp_path):
             python = "/usr/bin/python3"
             need("a system Python to run as another user", os.access(python, os.X_OK), "/usr/bin/python3")
             # a copy, not a link: the checkout may sit below a directory nobody cannot enter (mktemp -d)
-            package = os.path.dirname(os.path.dirname(os.path.abspath(fleet_module.__file__)))
+            package = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(fleet_module.__file__))))
             shutil.copytree(package, os.path.join(base, "agentguard"), symlinks=True,
                             ignore=lambda d, names: [n for n in names if n.startswith(".") or n in (
                                 "tests", "bench", "build", "scripts") or n.endswith(".egg-info")])

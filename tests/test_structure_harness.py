@@ -13,14 +13,7 @@ from agentguard.hooks.harness.registry import NAMES
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMED = re.compile(r"(?<![a-z0-9])(%s)(?![a-z0-9])" % "|".join(NAMES), re.I)
 REGISTRIES = ("hooks/harness/registry.py", "installer/harness/registry.py")
-# Not converted yet (#27): the install steps of two harnesses still sit in the shared install modules
-# (gptme.toml's merge and restore, Codex's per-hook trust entries, and their install records). The
-# list may only shrink: a module here that names no harness any more fails the test too.
-PENDING = {
-    "installer/setup/install.py": "plans and undoes the gptme.toml merge; records and undoes Codex's trust entries",
-    "installer/setup/recognised.py": "recognises gptme.toml's entries and Codex's trust entries without a record",
-    "installer/harness/settingsplan.py": "plans and undoes Codex's trust entries after the settings merge",
-}
+PENDING: dict = {}  # modules not converted yet (#27): none; the list may only shrink
 
 
 def _docstrings(source):

@@ -13,9 +13,11 @@ except ImportError:  # Python < 3.11
 from ...hooks.harness.codex import codex_home
 from ...hooks.textsafe import safe
 from ..errors import AgentguardError
-from ..fsops import read_regular
+from ..fsops import atomic_write, contained, file_mode, read_regular, sha256_bytes
 from ..setup.hookscripts import sh_quote
-from .descriptor import Install, Settings
+from .descriptor import Install, Settings, Steps
+
+HOOKS_JSON = ".codex/hooks.json"
 
 
 def _snake(event):
@@ -160,8 +162,97 @@ def problems(top, path, placed):
     return [untrusted] if untrusted else []
 
 
+class CodexSteps(Steps):
+    """The per-hook trust entries in ``$CODEX_HOME/config.toml`` (record ``codex_trust``: the config
+    file, the keys, the block install appended, whether it created the file or its folder), planned
+    after the settings merge, taken out last, recognised without a record."""
+
+    def plan_after_settings(self, step):
+        if HOOKS_JSON not in step.settings:
+            return {}
+        return {"codex_trust": self._plan_trust(step)}
+
+    def _plan_trust(self, step):
+        """The ``[hooks.state]`` entries without which Codex skips agentguard's hooks, with no message."""
+        merged_hash = step.settings[HOOKS_JSON]["sha256"]
+        target = contained(step.info.top, HOOKS_JSON)
+        current_hooks = read_regular(target)
+        planned = current_hooks if current_hooks is not None and sha256_bytes(current_hooks) == merged_hash \
+            else step.merge_settings(current_hooks, "codex")
+        entries = codex_trust_for(target, step.placed_groups(planned, "codex"))
+        config = os.path.join(codex_home(os.environ), "config.toml")
+        old = step.previous.get("codex_trust") or {}
+        current = read_regular(config)
+        ours = old.get("block") if old.get("config") == config else None
+        try:
+            new, block = add_trust(current, entries, ours)
+        except UnicodeDecodeError:
+            raise AgentguardError("%s is not UTF-8 text; agentguard cannot record its hook's trust there" % config)
+        created = old.get("created") if ours else current is None
+        if block is None:  # already trusted: by our earlier block, or by the user
+            if ours and current is not None and ours in current.decode("utf-8", "replace"):
+                step.want(config, current, file_mode(config))  # still ours, as written (no write)
+                return dict(old)
+            found = None if ours else found_trust(current, entries)  # an install whose record was lost
+            if found:
+                step.want(config, current, file_mode(config))
+                return dict(found, config=config, keys=[key for key, _ in entries], created_dir=None)
+            return None
+        step.want(config, new, file_mode(config) if current is not None else 0o600)
+        made_dir = old.get("created_dir") if ours else (None if os.path.isdir(os.path.dirname(config))
+                                                        else os.path.dirname(config))
+        return {"config": config, "keys": [key for key, _ in entries], "block": block, "created": bool(created),
+                "created_dir": made_dir}
+
+    def outside_dirs(self, record):
+        trust = record.get("codex_trust") or {}
+        return [os.path.dirname(trust["config"])] if isinstance(trust.get("config"), str) else []
+
+    def uninstall_outside(self, record, done, warnings):
+        rec = record.get("codex_trust") or {}
+        config, block = rec.get("config"), rec.get("block")
+        if not config or not block:
+            return
+        try:
+            data = read_regular(config)
+        except AgentguardError as exc:
+            warnings.append(str(exc))
+            return
+        if data is None:
+            return
+        new = remove_trust(data, block)
+        if new is None:
+            warnings.append("%s no longer holds agentguard's hook trust entry as install wrote it; check "
+                            "[hooks.state] there by hand" % config)
+            return
+        if not new and rec.get("created"):
+            os.unlink(config)
+            done.append("removed %s" % config)
+            if rec.get("created_dir") == os.path.dirname(config):
+                try:
+                    os.rmdir(rec["created_dir"])
+                except OSError:
+                    pass  # something else is in it now
+        else:
+            atomic_write(config, new, file_mode(config))
+            done.append("took agentguard's hook trust entry out of %s" % config)
+
+    def recognise_settings(self, path, data, record, left, placed_groups):
+        config = os.path.join(codex_home(os.environ), "config.toml")
+        entries = codex_trust_for(path, placed_groups(data, "codex"))
+        try:
+            current = read_regular(config)
+        except AgentguardError:
+            current = None
+        found = found_trust(current, entries)
+        if found:
+            record["codex_trust"] = dict(found, config=config, created_dir=None)
+        elif any(trusted_hash(current, key) == value for key, value in entries):
+            left.append("the trust entries for agentguard's hook in %s ([hooks.state])" % config)
+
+
 # Codex (.codex/hooks.json or .codex/config.toml of a trusted project, $CODEX_HOME for every project)
 # has no local, git-ignored settings file: where the team tracks theirs, install leaves it alone
-HARNESS = Install("codex", enabled=enabled, problems=problems, records=("codex_trust",),
-                  settings=Settings(".codex/hooks.json", "PreToolUse", lambda timeout: {"type": "command",
+HARNESS = Install("codex", enabled=enabled, problems=problems, records=("codex_trust",), steps=CodexSteps(),
+                  settings=Settings(HOOKS_JSON, "PreToolUse", lambda timeout: {"type": "command",
                                                                                         "timeout": timeout}))

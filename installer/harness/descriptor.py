@@ -27,6 +27,59 @@ def no_problems(top, path, placed):
     return []
 
 
+class Steps:
+    """A harness's own install steps beyond its adapter files and its settings merge, each writing
+    the record keys in ``Install.records``. The shared install, uninstall and ``recognised`` steps
+    call them for every harness (what they need from the shared modules comes as parameters, so a
+    harness module imports none of them back). The defaults do nothing."""
+
+    def plan_merge(self, step):
+        """Before the settings merge, for a chosen harness: plan a merge into a work-tree file;
+        {record key: record}."""
+        return {}
+
+    def plan_after_settings(self, step):
+        """After the settings merge, for a chosen harness: plan what depends on it (``step.settings``
+        is the settings record, ``step.skipped`` the harnesses left out); {record key: record}."""
+        return {}
+
+    def created(self, record):
+        """The work-tree files ``record`` (one worktree's) says install created."""
+        return []
+
+    def outside_dirs(self, record):
+        """The directories outside the work tree ``record`` says install writes into."""
+        return []
+
+    def uninstall(self, info, record, done, warnings):
+        """Undo this harness's merges in the work tree ``info`` (after its adapter files went)."""
+
+    def uninstall_outside(self, record, done, warnings):
+        """Undo what install wrote outside the work tree (also for a worktree that is gone)."""
+
+    def recognise(self, info, record, left, warnings):
+        """With no install record: add to ``record`` what in the work tree ``info`` is recognisably
+        this harness's merge; ``left`` gets what cannot be told from the user's edits."""
+
+    def recognise_settings(self, path, data, record, left, placed_groups):
+        """With no install record, for this harness's settings file ``path`` holding our groups
+        (``data``; ``placed_groups`` is ``settingsfile.placed_groups``): add what else is recognisably
+        agentguard's to ``record``."""
+
+
+class PlanStep:
+    """What a harness's plan steps get: the work tree ``info``, the ``previous`` record (this
+    worktree's view), ``want(target, data, mode)``, ``tracked`` (the merged files git tracks, empty
+    with ``shared``), ``settings`` and ``skipped`` (after the settings merge), and settingsfile's
+    ``merge_settings`` and ``placed_groups``."""
+
+    def __init__(self, info, previous, want, tracked, merge_settings, placed_groups):
+        self.info, self.previous, self.want, self.tracked = info, previous, want, tracked
+        self.merge_settings, self.placed_groups = merge_settings, placed_groups
+        self.settings: dict = {}
+        self.skipped: dict = {}
+
+
 class Install:
     """One harness, as install and the doctor know it.
 
@@ -35,12 +88,15 @@ class Install:
     file). ``enabled(ctx)``: will the harness load the adapter here. ``problems(top, path, placed)``: what
     else is wrong with its adapter in the work tree ``top`` (``path``: its settings file, ``placed``: our
     hooks in it, ``harnesses.placed_groups``; None and [] without one). ``merged``: other files in the work
-    tree install merges into. ``records``: the install record's keys of one worktree its steps write."""
+    tree install merges into. ``records``: the install record's keys of one worktree its ``steps`` (a
+    ``Steps``) write."""
 
-    def __init__(self, name, files=(), settings=None, enabled=loads, problems=no_problems, merged=(), records=()):
+    def __init__(self, name, files=(), settings=None, enabled=loads, problems=no_problems, merged=(), records=(),
+                 steps=None):
         self.name, self.files, self.settings = name, list(files), settings
         self.enabled, self.problems = enabled, problems
         self.merged, self.records = merged, records
+        self.steps = steps or Steps()
 
 
 def json_object(path):

@@ -1,5 +1,6 @@
 """gptme at install time: agentguard's plugin in .gptme/plugins, the ``gptme.toml`` merge that
 switches it on without losing a byte of the user's file, and its completion verifier."""
+import base64
 import os
 import re
 
@@ -9,8 +10,9 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib
 
 from ..errors import AgentguardError
-from ..fsops import read_regular
-from .descriptor import Install
+from ..fsops import atomic_write, contained, file_mode, read_contained, read_regular, sha256_bytes
+from ..setup import gitexclude
+from .descriptor import Install, Steps
 
 GPTME_TOML = "gptme.toml"
 PLUGIN_PATH = ".gptme/plugins"
@@ -108,7 +110,75 @@ def problems(top, path, placed):
     return found
 
 
+class GptmeSteps(Steps):
+    """gptme.toml's merge (record ``gptme_toml``: the original, base64, and the merged file's sha256),
+    its restore, and how a merge of ours is recognised without a record."""
+
+    def plan_merge(self, step):
+        info, previous = step.info, step.previous
+        target = contained(info.top, GPTME_TOML)
+        current = read_regular(target)
+        old = previous.get("gptme_toml")
+        # the file as install creates it, with no record of that install (lost): install's own
+        lost = not old and current == merge_gptme_toml(None) and \
+            GPTME_TOML not in gitexclude.tracked(info, [GPTME_TOML])
+        if old and current is not None and sha256_bytes(current) == old.get("sha256"):
+            original = base64.b64decode(old["original"]) if old.get("original") is not None else None
+        else:
+            original = None if lost else current
+        merged = merge_gptme_toml(current if current is not None else None)
+        if GPTME_TOML in step.tracked and merged != current:
+            return {}  # the team's file: left alone (plan_after_settings says so)
+        toml_record = None
+        if current is not None and merged == current and not old and not lost:
+            pass  # the user enabled it already; nothing to restore later
+        else:
+            toml_record = {"original": base64.b64encode(original).decode() if original is not None else None,
+                           "sha256": sha256_bytes(merged)}
+        step.want(target, merged, file_mode(target) if current is not None else 0o644)
+        return {"gptme_toml": toml_record}
+
+    def plan_after_settings(self, step):
+        if GPTME_TOML in step.tracked and \
+                not gptme_enabled(read_regular(contained(step.info.top, GPTME_TOML))):
+            step.skipped["gptme"] = GPTME_TOML
+        return {}
+
+    def created(self, record):
+        toml = record.get("gptme_toml")
+        return [GPTME_TOML] if isinstance(toml, dict) and toml.get("original") is None else []
+
+    def uninstall(self, info, record, done, warnings):
+        toml = record.get("gptme_toml")
+        if toml:
+            found = read_contained(info.top, GPTME_TOML, warnings)
+            if found is None:
+                return
+            path, data = found
+            original = base64.b64decode(toml["original"]) if toml.get("original") is not None else None
+            if data == original:
+                pass  # install was stopped before it merged gptme.toml
+            elif data is None or sha256_bytes(data) != toml["sha256"]:
+                warnings.append("gptme.toml changed since install; remove the agentguard plugin entries by hand")
+            elif original is None:
+                os.unlink(path)
+                done.append("removed gptme.toml")
+            else:
+                atomic_write(path, original, file_mode(path))
+                done.append("restored gptme.toml")
+
+    def recognise(self, info, record, left, warnings):
+        fresh = merge_gptme_toml(None)
+        found = read_contained(info.top, GPTME_TOML, warnings)
+        if found is not None and found[1] is not None and GPTME_TOML not in gitexclude.tracked(info, [GPTME_TOML]):
+            if found[1] == fresh:
+                record["gptme_toml"] = {"original": None, "sha256": sha256_bytes(fresh)}
+            elif gptme_enabled(found[1]):
+                left.append("%s (its agentguard plugin entries)" % GPTME_TOML)
+
+
 HARNESS = Install("gptme", enabled=enabled, problems=problems, merged=(GPTME_TOML,), records=("gptme_toml",),
+                  steps=GptmeSteps(),
                   files=[(".gptme/plugins/agentguard/__init__.py", "gptme/__init__.py", 0o644),
                          (".gptme/plugins/agentguard/client.py", "client.py", 0o644),
                          (".gptme/plugins/agentguard/hooks/agentguard_confirm.py", "gptme/hooks/agentguard_confirm.py",

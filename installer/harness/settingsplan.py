@@ -1,15 +1,14 @@
 """Install and uninstall steps for the harness settings agentguard merges into rather than owns:
 Claude Code's, Codex's and Gemini CLI's settings files in the work tree (a hook group per event:
-before the tool call and after it), and Codex's per-hook trust entries in ``$CODEX_HOME/config.toml``.
-Each records what was there before, so uninstall puts back exactly that (byte for byte when nothing
-else changed since)."""
+before the tool call and after it); what depends on the merge (Codex's per-hook trust entries) is the
+harness's own step (``descriptor.Steps``). Each records what was there before, so uninstall puts back
+exactly that (byte for byte when nothing else changed since)."""
 import base64
 import os
 
 from ..setup import gitexclude
 from . import settingsfile
 from ..errors import AgentguardError
-from . import codex
 from ..fsops import atomic_write, contained, file_mode, read_contained, read_regular, sha256_bytes
 
 
@@ -23,7 +22,7 @@ def _unb64(text):
 
 def plan_settings(info, chosen, previous, want, shared=False, change=None):
     """Merge agentguard's hook groups into each chosen harness's settings file (through ``want``).
-    Returns (settings record, codex trust record, {harness: file left alone}). ``created`` holds
+    Returns (settings record, {harness: file left alone}). ``created`` holds
     every container that was not in the original (an install from before the after-check hooked
     fewer events: the events added now count as created too).
 
@@ -64,8 +63,7 @@ def plan_settings(info, chosen, previous, want, shared=False, change=None):
             found = _restored(info, rel, rec, [])
             if found is not None:
                 change(found[0], found[1])
-    trust = plan_codex_trust(info, previous, record, want) if settingsfile.SETTINGS["codex"][0] in record else None
-    return record, trust, skipped
+    return record, skipped
 
 
 def _where(info, harness, shared, old_records):
@@ -98,40 +96,6 @@ def recorded_rel(record, harness):
         if isinstance(rec, dict) and rec.get("harness") == harness:
             return rel
     return settingsfile.settings_rel(harness, record.get("shared") is True)
-
-
-def plan_codex_trust(info, previous, settings_record, want):
-    """The ``[hooks.state]`` entries without which Codex skips agentguard's hooks, with no message."""
-    rel = settingsfile.SETTINGS["codex"][0]
-    merged_hash = settings_record[rel]["sha256"]
-    target = contained(info.top, rel)
-    current_hooks = read_regular(target)
-    planned = current_hooks if current_hooks is not None and sha256_bytes(current_hooks) == merged_hash \
-        else settingsfile.merge_settings(current_hooks, "codex")
-    entries = codex.codex_trust_for(target, settingsfile.placed_groups(planned, "codex"))
-    config = os.path.join(codex.codex_home(os.environ), "config.toml")
-    old = previous.get("codex_trust") or {}
-    current = read_regular(config)
-    ours = old.get("block") if old.get("config") == config else None
-    try:
-        new, block = codex.add_trust(current, entries, ours)
-    except UnicodeDecodeError:
-        raise AgentguardError("%s is not UTF-8 text; agentguard cannot record its hook's trust there" % config)
-    created = old.get("created") if ours else current is None
-    if block is None:  # already trusted: by our earlier block, or by the user
-        if ours and current is not None and ours in current.decode("utf-8", "replace"):
-            want(config, current, file_mode(config))  # still ours, as written (no write)
-            return dict(old)
-        found = None if ours else codex.found_trust(current, entries)  # an install whose record was lost
-        if found:
-            want(config, current, file_mode(config))
-            return dict(found, config=config, keys=[key for key, _ in entries], created_dir=None)
-        return None
-    want(config, new, file_mode(config) if current is not None else 0o600)
-    made_dir = old.get("created_dir") if ours else (None if os.path.isdir(os.path.dirname(config))
-                                                    else os.path.dirname(config))
-    return {"config": config, "keys": [key for key, _ in entries], "block": block, "created": bool(created),
-            "created_dir": made_dir}
 
 
 def _restored(info, rel, rec, warnings):
@@ -174,33 +138,3 @@ def uninstall_settings(info, record, done, warnings):
         else:
             atomic_write(path, restored, file_mode(path))
         done.append(said)
-
-
-def uninstall_codex_trust(record, done, warnings):
-    rec = record.get("codex_trust") or {}
-    config, block = rec.get("config"), rec.get("block")
-    if not config or not block:
-        return
-    try:
-        data = read_regular(config)
-    except AgentguardError as exc:
-        warnings.append(str(exc))
-        return
-    if data is None:
-        return
-    new = codex.remove_trust(data, block)
-    if new is None:
-        warnings.append("%s no longer holds agentguard's hook trust entry as install wrote it; check "
-                        "[hooks.state] there by hand" % config)
-        return
-    if not new and rec.get("created"):
-        os.unlink(config)
-        done.append("removed %s" % config)
-        if rec.get("created_dir") == os.path.dirname(config):
-            try:
-                os.rmdir(rec["created_dir"])
-            except OSError:
-                pass  # something else is in it now
-    else:
-        atomic_write(config, new, file_mode(config))
-        done.append("took agentguard's hook trust entry out of %s" % config)

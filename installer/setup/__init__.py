@@ -1,4 +1,4 @@
-"""Install and uninstall, in each mode: one repository (``install``), every worktree of it
+"""Install and uninstall, in each mode: one repository (``install``, ``uninstall``), every worktree of it
 (``worktrees``), a bare repository people push to (``server``), every repository git creates from now on
 (``template``), every repository under some roots (``fleet``); and what they write: the hook scripts
 (``hookscripts``), the runtime copy (``runtime_files``), the record of it all (``manifest``), the push

@@ -1,28 +1,26 @@
-"""``agentguard install`` and ``agentguard uninstall``: plan, then apply under a lock."""
-import base64
+"""``agentguard install``: plan, then apply under a lock (``uninstall`` takes it out again). A
+harness's own steps beyond its adapter files and settings merge are its descriptor's (``Steps``)."""
 import os
 import shutil
 import stat
 import sys
 from dataclasses import dataclass, field
 
-from ...hooks import grant
-from ...hooks.policy import POLICY_FILE, TEMPLATE_MARK, Policy, PolicyError, load_policy
+from ...hooks.policy import POLICY_FILE, Policy, PolicyError, load_policy
 from ...hooks.textsafe import safe
 from ...hooks.version import VERSION
-from ..harness.settingsfile import detected
-from ..harness import adapters, settingsplan
+from ..harness.descriptor import PlanStep
+from ..harness.settingsfile import detected, merge_settings, placed_groups
+from ..harness import adapters, registry, settingsplan
 from . import gitexclude, manifest, pushguard, worktrees
 from ..committedconfig import configured_remotes, effective_policy, remote_changes
 from ..errors import AgentguardError
-from ..fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_contained,
-                    read_regular, remove_stale_temps, sha256_bytes)
+from ..fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_regular,
+                     remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
 from ..gitaccess.repo import branch_refs, discover, remote_head_branches
 from ..gitaccess import gitoptions
 from ..harness import hookcommand
-from ..harness import gptme
-from ...hooks.outcome.store import DIR as OUTCOME_DIR
 from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
 
 HOOK_MODE = 0o755
@@ -99,21 +97,26 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
     want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
     want(os.path.join(home, hookcommand.HOOK_FILE), hookcommand.hook_script().encode(), HOOK_MODE)
-    tracked = set() if shared else gitexclude.tracked(info, [gptme.GPTME_TOML])
-    adapter_record, toml_record = _plan_adapters(plan, previous, harnesses, want, tracked)
-    settings_record, trust_record, skipped = settingsplan.plan_settings(info, harnesses, previous, want, shared,
-                                                                        changing(plan))
-    if "gptme" in harnesses and gptme.GPTME_TOML in tracked and \
-            not gptme.gptme_enabled(read_regular(contained(info.top, gptme.GPTME_TOML))):
-        skipped["gptme"] = gptme.GPTME_TOML
+    adapter_record = _plan_adapters(plan, harnesses, want)
+    # the harnesses' own steps (a merge into another work-tree file, what depends on the settings merge)
+    step = PlanStep(info, previous, want, set() if shared else gitexclude.tracked(info, list(registry.merged_files())),
+                    merge_settings, placed_groups)
+    steps = [registry.HARNESSES[name].steps for name in harnesses if name in registry.HARNESSES]
+    harness_records = dict.fromkeys(registry.record_keys())
+    for harness_steps in steps:
+        harness_records.update(harness_steps.plan_merge(step))
+    settings_record, skipped = settingsplan.plan_settings(info, harnesses, previous, want, shared, changing(plan))
+    step.settings, step.skipped = settings_record, skipped
+    for harness_steps in steps:
+        harness_records.update(harness_steps.plan_after_settings(step))
     plan.warnings += ["%s; %s" % settingsplan.left_alone(harness, rel) for harness, rel in sorted(skipped.items())]
     if transport:
         want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
     guard_record = pushguard.plan(info, previous, want, transport)
     local = {"version": VERSION, "python": python, "tools": tools(), "hooks_dir": info.hooks_dir, "hooks": hooks_record,
              "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,
-             "adapters": adapter_record, "gptme_toml": toml_record, "settings": settings_record,
-             "codex_trust": trust_record, "transport": bool(transport), "push_guard": guard_record,
+             "adapters": adapter_record, "settings": settings_record, **harness_records,
+             "transport": bool(transport), "push_guard": guard_record,
              "created_dirs": _created_dirs(info, previous, list(adapter_record) + list(settings_record)),
              "skipped": skipped, "shared": bool(shared)}
     plan.record = worktrees.merge(local, full, key, info.top, owned)
@@ -142,8 +145,8 @@ def _excluded(info, record):
         rels.update(r for r in rec.get("adapters") or {} if isinstance(r, str))
         rels.update(r for r, s in (rec.get("settings") or {}).items()
                     if isinstance(s, dict) and s.get("original") is None)
-        if isinstance(rec.get("gptme_toml"), dict) and rec["gptme_toml"].get("original") is None:
-            rels.add(gptme.GPTME_TOML)
+        for harness in registry.HARNESSES.values():
+            rels.update(harness.steps.created(rec))
     return sorted(rels - gitexclude.tracked(info, sorted(rels)))
 
 
@@ -214,34 +217,13 @@ def _check_hooks_dir(info):
                               % safe(info.hooks_dir, 200))
 
 
-def _plan_adapters(plan, previous, harnesses, want, tracked=frozenset()):
+def _plan_adapters(plan, harnesses, want):
     info = plan.info
     record = {}
     for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
         want(contained(info.top, rel), data, mode)
         record[rel] = sha256_bytes(data)
-    toml_record = None
-    if "gptme" in harnesses:
-        target = contained(info.top, gptme.GPTME_TOML)
-        current = read_regular(target)
-        old = previous.get("gptme_toml")
-        # the file as install creates it, with no record of that install (lost): install's own
-        lost = not old and current == gptme.merge_gptme_toml(None) and \
-            gptme.GPTME_TOML not in gitexclude.tracked(info, [gptme.GPTME_TOML])
-        if old and current is not None and sha256_bytes(current) == old.get("sha256"):
-            original = base64.b64decode(old["original"]) if old.get("original") is not None else None
-        else:
-            original = None if lost else current
-        merged = gptme.merge_gptme_toml(current if current is not None else None)
-        if gptme.GPTME_TOML in tracked and merged != current:
-            return record, None  # the team's file: left alone (plan_install says so)
-        if current is not None and merged == current and not old and not lost:
-            pass  # the user enabled it already; nothing to restore later
-        else:
-            toml_record = {"original": base64.b64encode(original).decode() if original is not None else None,
-                           "sha256": sha256_bytes(merged)}
-        want(target, merged, file_mode(target) if current is not None else 0o644)
-    return record, toml_record
+    return record
 
 
 def _created_dirs(info, previous, written):
@@ -302,7 +284,7 @@ def apply_install(plan):
         info = plan.info
         if not plan.actions:
             return plan
-        write_plan(plan, _write_dirs(info, worktrees.view(plan.record, plan.worktree)),
+        write_plan(plan, write_dirs(info, worktrees.view(plan.record, plan.worktree)),
                    worktrees.intent(plan.record, plan.previous, plan.worktree))
         record_outcome_baseline(info)
     return plan
@@ -340,7 +322,7 @@ def record_outcome_baseline(info):
         sys.stderr.write("agentguard: could not record the after-check's snapshot (%s)\n" % safe(str(exc), 200))
 
 
-def _write_dirs(info, record):
+def write_dirs(info, record):
     """Every directory install writes into (where a killed install may have left a temp file)."""
     dirs = {info.hooks_dir, info.ag_home, info.top, info.common_dir}  # common dir: the config (push guard)
     runtime = os.path.join(info.ag_home, RUNTIME_DIR)
@@ -351,223 +333,10 @@ def _write_dirs(info, record):
             dirs.add(os.path.dirname(contained(info.top, rel)))
         except AgentguardError:
             continue
-    trust = record.get("codex_trust") or {}
-    if isinstance(trust.get("config"), str):
-        dirs.add(os.path.dirname(trust["config"]))
+    for harness in registry.HARNESSES.values():
+        dirs.update(harness.steps.outside_dirs(record))
     dirs.add(os.path.dirname(gitexclude.path_of(info)))  # the exclude block
     return sorted(dirs)
-
-
-def uninstall(path):
-    """Remove what install wrote and put back what was there. Returns (info, done, warnings); ``done``
-    is empty when nothing of agentguard's was there.
-
-    The push guard goes first: whatever happens after, git keeps pushing. With no readable record,
-    what is recognisably agentguard's goes (``recognised``), and the warnings name what is left."""
-    info = discover(path)
-    home = info.ag_home
-    existed = os.path.isdir(home)
-    done, warnings = [], []
-    with InstallLock(home):
-        record, problem = manifest.read(home)
-        if problem == "missing" and os.path.isfile(os.path.join(home, TEMPLATE_MARK)):
-            problem = None  # made from agentguard's git template: no install has recorded anything yet
-        record = record or {}
-        for directory in _write_dirs(info, worktrees.view(record, worktrees.key_of(info))):
-            remove_stale_temps(directory)
-        pushguard.uninstall(info, record, done, warnings)
-        for hook in HOOK_NAMES:
-            uninstall_hook(info, hook, manifest.accepted(record, "hooks", hook), done, warnings)
-            _missing_chained(info, record, hook, warnings)
-        left = []
-        for place in worktrees.places(info, record) if record else _recognised_places(info, warnings, left):
-            _uninstall_worktree(info, place, done, warnings)
-        gitexclude.uninstall(info, record, done, warnings)
-        _remove_runtime(info, done)
-        if problem and (done or left or problem != "missing"):
-            warnings.insert(0, "the record of what install wrote (%s) is %s: uninstall took out what is recognisably "
-                            "agentguard's; %s" % (info.display(os.path.join(home, manifest.NAME)), problem,
-                                                  "could not restore, so left in place: %s; remove by hand what you "
-                                                  "do not want" % safe_list(left) if left else
-                                                  "nothing of it is left"))
-    if not existed and not done:
-        _remove_empty_home(home)  # only the lock this run made: leave no trace where nothing was installed
-    return info, done, warnings
-
-
-def _recognised_places(info, warnings, left):
-    """A Place for every work tree git lists, with what is recognisably agentguard's there as its
-    record; ``left`` gets what looks like agentguard's but cannot be told from the user's edits."""
-    from . import recognised
-    found, _ = worktrees.live(info)
-    out = []
-    for key in sorted(found, key=lambda k: (k is None, k or "")):  # linked ones first, as places() orders them
-        where = found[key]
-        record, unsure = recognised.worktree_record(where, agentguard_bin(), warnings)
-        prefix = "" if where.top == info.top else "%s: " % safe(where.top, 300)
-        left.extend(prefix + item for item in unsure)
-        out.append(worktrees.Place(key, where, record, where.top))
-    return out
-
-
-def _remove_runtime(info, done):
-    """The runtime copy, the after-check's store, the snapshots and launchers in ``<common dir>/agentguard``."""
-    home = info.ag_home
-    found = False
-    # the break-glass grants too: an unspent grant must not outlive the install it was made for
-    for name in (RUNTIME_DIR, OUTCOME_DIR, grant.DIR):
-        found = os.path.lexists(os.path.join(home, name)) or found
-        shutil.rmtree(os.path.join(home, name), ignore_errors=True)
-    # TEMPLATE_MARK: a repository made from agentguard's git template carries it from birth
-    for name in (POLICY_FILE, gitoptions.TABLE_FILE, manifest.NAME, "check", hookcommand.HOOK_FILE,
-                 TEMPLATE_MARK):
-        try:
-            os.unlink(os.path.join(home, name))
-            found = True
-        except FileNotFoundError:
-            pass
-    if found:
-        done.append("removed the runtime copy, the policy snapshot and the record from %s" % info.display(home))
-
-
-def _remove_empty_home(home):
-    try:
-        os.unlink(os.path.join(home, "lock"))
-        os.rmdir(home)
-    except OSError:
-        pass
-
-
-def _uninstall_worktree(info, place, done, warnings):
-    """Take out what install wrote in one worktree (``place``); of a worktree that is gone, only
-    its Codex trust entries (outside it) are left to take out, and its record goes."""
-    here = place.info is not None and place.info.top == info.top
-    mine_done: list = []
-    mine_warnings: list = []
-    if place.info is not None:
-        for directory in _write_dirs(place.info, place.record):
-            remove_stale_temps(directory)
-        _uninstall_adapters(place.info, place.record, mine_done, mine_warnings)
-        settingsplan.uninstall_settings(place.info, place.record, mine_done, mine_warnings)
-        _remove_created_dirs(place.info, place.record)
-    elif place.key is not None:
-        mine_done.append("dropped the record of the worktree %s, which no longer exists" % safe(place.shown, 300))
-    else:
-        mine_warnings.append("the main worktree is not where git lists it; its adapter files are left in place")
-    settingsplan.uninstall_codex_trust(place.record, mine_done, mine_warnings)
-    prefix = "" if here or place.info is None else "%s: " % safe(place.shown, 300)
-    done.extend(prefix + line for line in mine_done)
-    warnings.extend(prefix + line for line in mine_warnings)
-
-
-def uninstall_hook(info, hook, recorded, done, warnings):
-    target = os.path.join(info.hooks_dir, hook)
-    chained = target + CHAINED_SUFFIX
-    legacy = target + ".legacy"  # where `pre-commit install` moves a hook it finds
-    for place in (target, legacy):
-        try:
-            data = read_regular(place)
-        except AgentguardError as exc:
-            warnings.append(str(exc))
-            continue
-        if data is None or not is_ours(data):
-            continue
-        if recorded and sha256_bytes(data) not in recorded:
-            kept = ("; your earlier %s hook is in %s" % (hook, info.display(chained))
-                    if os.path.lexists(chained) else "")
-            warnings.append("%s changed since install; left in place (remove it yourself if it is no longer "
-                            "wanted)%s" % (info.display(place), kept))
-            return
-        if os.path.lexists(chained):
-            os.replace(chained, place)
-            done.append("restored %s" % info.display(place))
-        else:
-            os.unlink(place)
-            done.append("removed %s" % info.display(place))
-        return
-    if os.path.lexists(chained):
-        if _same_file_content(target, chained):
-            # install was stopped after keeping a copy of this hook and before replacing it
-            os.unlink(chained)
-            done.append("removed %s (a copy of %s)" % (info.display(chained), info.display(target)))
-            return
-        warnings.append("%s is not agentguard's; your earlier %s hook stays in %s"
-                        % (info.display(target), hook, info.display(chained)))
-
-
-def _missing_chained(info, record, hook, warnings):
-    """Say so when the record has install keeping the user's ``hook`` aside and that copy is gone."""
-    entry = (record.get("hooks") or {}).get(hook)
-    target = os.path.join(info.hooks_dir, hook)
-    if isinstance(entry, dict) and entry.get("chained") and not os.path.lexists(target) \
-            and not os.path.lexists(target + CHAINED_SUFFIX):
-        warnings.append("your earlier %s hook, which install kept as %s, is gone; it could not be restored"
-                        % (hook, info.display(target + CHAINED_SUFFIX)))
-
-
-def _same_file_content(a, b):
-    try:
-        data = read_regular(a)
-        return data is not None and data == read_regular(b) and file_mode(a) == file_mode(b)
-    except AgentguardError:
-        return False
-
-
-def _uninstall_adapters(info, record, done, warnings):
-    for rel in sorted(record.get("adapters") or {}):
-        found = read_contained(info.top, rel, warnings)
-        if found is None:
-            continue
-        path, data = found
-        if data is None:
-            continue
-        if sha256_bytes(data) not in manifest.accepted(record, "adapters", rel):
-            warnings.append("%s changed since install; left in place" % rel)
-            continue
-        os.unlink(path)
-        done.append("removed %s" % rel)
-    toml = record.get("gptme_toml")
-    if toml:
-        found = read_contained(info.top, gptme.GPTME_TOML, warnings)
-        if found is None:
-            return
-        path, data = found
-        original = base64.b64decode(toml["original"]) if toml.get("original") is not None else None
-        if data == original:
-            pass  # install was stopped before it merged gptme.toml
-        elif data is None or sha256_bytes(data) != toml["sha256"]:
-            warnings.append("gptme.toml changed since install; remove the agentguard plugin entries by hand")
-        elif original is None:
-            os.unlink(path)
-            done.append("removed gptme.toml")
-        else:
-            atomic_write(path, original, file_mode(path))
-            done.append("restored gptme.toml")
-
-
-def _remove_created_dirs(info, record):
-    created = record.get("created_dirs")
-    if created is None:  # a manifest from before install recorded them: every adapter directory
-        created = {d for rel in record.get("adapters") or {} for d in parents(rel)}
-    for rel in sorted(created, key=lambda r: (r.count("/"), r), reverse=True):
-        _remove_empty_dir(info, rel)
-
-
-def _remove_empty_dir(info, rel):
-    """Remove a directory install created, if it is empty (our own __pycache__ aside)."""
-    try:
-        path = contained(info.top, rel)
-    except AgentguardError:
-        return
-    if os.path.islink(path) or not os.path.isdir(path):
-        return
-    cache = os.path.join(path, "__pycache__")
-    if os.path.isdir(cache) and not os.path.islink(cache):
-        shutil.rmtree(cache, ignore_errors=True)
-    try:
-        os.rmdir(path)
-    except OSError:
-        pass  # not empty: something of the user's is in it
 
 
 def describe(plan):
@@ -604,7 +373,3 @@ def summary(plan):
     lines.append("wrote %d files (agentguard install --verbose lists them)" % written)
     lines.append("next: agentguard doctor   # proves, by experiment, that the protection works here")
     return lines
-
-
-def safe_list(items):
-    return ", ".join(safe(i, 80) for i in items)

@@ -25,7 +25,8 @@ from ..fsops import InstallLock, read_regular, remove_stale_temps, sha256_bytes
 from ..gitaccess.gitenv import TIMEOUT, run, git
 from .hookscripts import is_ours, render
 from .hookscripts import tools
-from .install import (HOOK_MODE, Action, Plan, plan_hook, uninstall_hook, describe, interpreter, want_runtime,
+from .uninstall import uninstall_hook
+from .install import (HOOK_MODE, Action, Plan, plan_hook, describe, interpreter, want_runtime,
                       wanting, write_plan)
 from .runtime_files import RUNTIME_DIR, runtime_files
 
