@@ -13,7 +13,6 @@ from agentguard.hooks.harness.registry import NAMES
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMED = re.compile(r"(?<![a-z0-9])(%s)(?![a-z0-9])" % "|".join(NAMES), re.I)
 REGISTRIES = ("hooks/harness/registry.py", "installer/harness/registry.py")
-PENDING: dict = {}  # modules not converted yet (#27): none; the list may only shrink
 
 
 def _docstrings(source):
@@ -62,10 +61,7 @@ def test_a_harness_is_named_only_in_its_own_modules():
                     found = harness_names(fh.read())
                 named = ["%s:%d names %s" % (rel, line, harness) for line, harness in found
                          if allowed != "*" and harness != allowed]
-                if rel in PENDING:
-                    assert named, "%s names no harness any more: take it off PENDING" % rel
-                else:
-                    stray += named
+                stray += named
     assert not stray, "a harness named outside its own modules:\n" + "\n".join(stray)
 
 
