@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-pytestmark = pytest.mark.slow  # the quick benchmark: about a minute
+pytestmark = [pytest.mark.slow, pytest.mark.one_git]  # the quick benchmark: about a minute; it only has to not rot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

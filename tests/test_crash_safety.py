@@ -14,7 +14,8 @@ import pytest
 
 from helpers import USER_HOOK, USER_TOML, agentguard, snapshot
 
-pytestmark = pytest.mark.slow  # kills the real CLI at every filesystem change: minutes per git
+# kills the real CLI at every filesystem change: minutes; the writes are agentguard's own, whatever git runs
+pytestmark = [pytest.mark.slow, pytest.mark.one_git]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DRIVER = os.path.join(HERE, "harness", "kill_at_write.py")

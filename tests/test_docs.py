@@ -16,6 +16,8 @@ import pytest
 
 from helpers import need_module
 
+pytestmark = pytest.mark.one_git  # the docs and their commands, not git
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 README = os.path.join(ROOT, "README.md")
 HOOK = os.path.join(ROOT, "scripts", "mkdocs_repo_files.py")

@@ -11,8 +11,12 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from agentguard.installer.setup.hookscripts import HOOK_NAMES, is_ours
 from helpers import need, need_module
+
+pytestmark = pytest.mark.one_git  # linters read the files; no git behaviour in it
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TEMPLATES = os.path.join(ROOT, "templates")

@@ -4,6 +4,10 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
+pytestmark = pytest.mark.one_git  # the wheel, not git
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
