@@ -10,6 +10,7 @@ The table is written at install time next to the policy (``gitoptions.json``) an
 runtime (``hooks/gitmodel/options.py``); ``hooks/gitmodel/options.json`` is the same table for the
 supported gits, used when there is no installed table or a command is missing from it.
 """
+import functools
 import hashlib
 import json
 import os
@@ -166,10 +167,15 @@ def cache_dir():
     return os.path.join(base, "agentguard")
 
 
-def _cache_path(key):
+@functools.lru_cache(maxsize=1)
+def _code_digest():
+    """This module's code, which the cache key includes (read once per process)."""
     with open(__file__, "rb") as fh:
-        code = fh.read()
-    digest = hashlib.sha256(repr((key, FORMAT)).encode() + b"\0" + code).hexdigest()[:40]
+        return hashlib.sha256(fh.read()).hexdigest()
+
+
+def _cache_path(key):
+    digest = hashlib.sha256(repr((key, FORMAT, _code_digest())).encode()).hexdigest()[:40]
     return os.path.join(cache_dir(), "gitoptions-%s.json" % digest)
 
 
