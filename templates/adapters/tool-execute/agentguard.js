@@ -1,6 +1,6 @@
-// agentguard for OpenCode: a tool.execute.before hook that hands every bash, write, edit and patch
+// agentguard for @HARNESS_TITLE@: a tool.execute.before hook that hands every bash, write, edit and patch
 // call to the repository's agentguard hook (the same one Claude Code, Codex, Gemini CLI and Copilot
-// CLI run) and throws when it blocks; OpenCode then returns the reason to the model instead of
+// CLI run) and throws when it blocks; @HARNESS_TITLE@ then returns the reason to the model instead of
 // running the tool. After each call that may have changed something (tool.execute.after), the same
 // hook runs the after-check, which undoes what the call did to the guard; its reason is appended to
 // the tool's output, which is what the model reads. Written by `agentguard install`; do not edit
@@ -20,7 +20,7 @@ function hook(payload, cwd, event) {
 		const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_")));
 		let child;
 		try {
-			child = spawn("sh", ["-c", HOOK, "agentguard", "opencode", ...(event ? [event] : [])], {
+			child = spawn("sh", ["-c", HOOK, "agentguard", "@HARNESS@", ...(event ? [event] : [])], {
 				cwd, env, detached: true, stdio: ["pipe", "ignore", "pipe"],
 			});
 		} catch {
