@@ -2,6 +2,7 @@
 ``installer.harness``; the settings entries are merged by ``settingsfile``), rendered from their
 templates, and the launcher of ``check`` they run."""
 import json
+import re
 from importlib import resources
 
 from ...hooks.analyser.constructs import INVOLVES
@@ -37,10 +38,17 @@ def parse_harnesses(text):
     return list(dict.fromkeys(names))
 
 
+def _include(template):
+    """The template's text, each ``// @INCLUDE other@`` line replaced by that template's text (the
+    part two plugin APIs share)."""
+    text = resources.files("agentguard.templates").joinpath("adapters", template).read_text("utf-8")
+    return re.sub(r"^// @INCLUDE ([\w./-]+)@\n", lambda m: _include(m.group(1)), text, flags=re.M)
+
+
 def render(template, agentguard_bin, harness=None):
     """``template`` filled in; ``@HARNESS@`` and ``@HARNESS_TITLE@`` name ``harness`` (one template
     serves every harness with the same plugin API)."""
-    text = resources.files("agentguard.templates").joinpath("adapters", template).read_text("utf-8")
+    text = _include(template)
     if harness is not None:
         text = text.replace("@HARNESS_TITLE@", RUNTIME[harness].title).replace("@HARNESS@", harness)
     # Every placeholder sits where the template is still valid source (a string literal, or a
