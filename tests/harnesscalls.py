@@ -13,6 +13,7 @@ CALLS = {
     "copilot": lambda cmd: {"toolName": "bash", "toolArgs": json.dumps({"command": cmd})},
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
     "kilo": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
+    "amp": lambda cmd: {"tool": "shell", "args": {"command": cmd}},  # as our plugin hands it over
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -22,6 +23,7 @@ WRITES = {
     "copilot": lambda p: {"toolName": "create", "toolArgs": {"path": p, "file_text": "x"}},
     "opencode": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
     "kilo": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
+    "amp": lambda p: {"tool": "files", "args": {"paths": ["README.md", p]}},
 }
 
 

@@ -159,6 +159,7 @@ READS = {
     "copilot": {"toolName": "view", "toolArgs": {"path": ".git/hooks/pre-commit"}},
     "opencode": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
     "kilo": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
+    "amp": {"tool": "Read", "args": {"path": ".git/hooks/pre-commit"}},
 }
 
 
@@ -471,6 +472,8 @@ def test_a_plain_install_sets_up_the_harnesses_in_use(make_repo, tmp_path):
     (".kilo/plugins/other.js", True), (".kilocode/plugin/x.ts", True), ("kilo.json", True), (".kilo/kilo.jsonc", True),
     (".kilo/command/x.md", False), ("~/.config/kilo/kilo.json", True), ("~/.kilo/plugins/x.js", True),
     ("~/.kilocode/plugin/x.ts", True), ("~/.config/kilo/command/x.md", False),
+    (".amp/plugins/x.ts", True), (".amp/settings.json", True), ("~/.config/amp/plugins/x.ts", True),
+    ("~/.amp/plugins/x.ts", True), ("~/.config/amp/settings.json", True),
 ])
 def test_the_files_that_switch_hooks_off_are_guarded(guarded, tmp_path, path, blocked):
     repo, _ = guarded
