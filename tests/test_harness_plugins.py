@@ -196,14 +196,17 @@ def test_amp_with_the_runtime_gone_git_is_rejected_and_the_model_told_after(guar
     assert told[0] == {"type": "text", "text": "a"} and "its runtime copy is missing" in told[1]["text"], told
 
 
-def test_doctor_audits_the_amp_plugin(make_repo):
+def test_doctor_audits_the_amp_plugin(make_repo, tmp_path):
     repo, _ = make_repo(install=False)
     repo.agentguard("install", "--harness", "amp")
     with open(os.path.join(repo.path, PLUGINS["amp"])) as fh:
         assert fh.readline() == "// @i-know-the-amp-plugin-api-is-wip-and-very-experimental-right-now\n"
     checks = doctor_checks(repo)
     assert checks["adapters.amp"]["status"] == "pass"
-    enabled = checks["adapters.amp.enabled"]
+    enabled = checks["adapters.amp.enabled"]  # the plugin it wrote is no sign that Amp is used here
+    assert enabled["status"] == "pass" and "not in use here" in enabled["summary"], enabled
+    (tmp_path / "home" / ".config" / "amp").mkdir(parents=True)  # a user of Amp
+    enabled = doctor_checks(repo)["adapters.amp.enabled"]
     assert enabled["status"] == "warn" and "PLUGINS=all" in enabled["fix"], enabled
     assert doctor_checks(repo, env=dict(repo.env, PLUGINS="all"))["adapters.amp.enabled"]["status"] == "pass"
     os.unlink(os.path.join(repo.path, PLUGINS["amp"]))

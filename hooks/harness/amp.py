@@ -33,5 +33,5 @@ def _user_files(env):
 
 HARNESS = Harness("amp", "Amp", PROTOCOL, worktree_files=(".amp/plugins", ".amp/settings.json"),
                   user_files=_user_files, involves=(r"\.amp[/\\]",),
-                  repo_signs=(".amp",),
+                  repo_signs=(".amp/settings.json",),  # not .amp: install writes .amp/plugins
                   user_signs=lambda env: [os.path.join(config_home(env), "amp"), os.path.join(home(env), ".amp")])
