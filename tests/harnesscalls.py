@@ -12,6 +12,8 @@ CALLS = {
     "gemini": lambda cmd: {"tool_name": "run_shell_command", "tool_input": {"command": cmd}},
     "copilot": lambda cmd: {"toolName": "bash", "toolArgs": json.dumps({"command": cmd})},
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
+    "kilo": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
+    "amp": lambda cmd: {"tool": "shell", "args": {"command": cmd}},  # as our plugin hands it over
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -20,6 +22,8 @@ WRITES = {
     "gemini": lambda p: {"tool_name": "write_file", "tool_input": {"file_path": p, "content": "x"}},
     "copilot": lambda p: {"toolName": "create", "toolArgs": {"path": p, "file_text": "x"}},
     "opencode": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
+    "kilo": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
+    "amp": lambda p: {"tool": "files", "args": {"paths": ["README.md", p]}},
 }
 
 
@@ -47,8 +51,9 @@ def told(harness, event, proc):
     """What a post hook's answer puts in front of the model ("" for nothing), checking its form:
     Claude Code, Codex, Gemini CLI: additionalContext for the same event, exit 0 (exit 2 or a block
     would replace the tool's output or show the hook command); Copilot CLI: additionalContext;
-    OpenCode: our plugin appends stderr on exit 2."""
-    if harness == "opencode":
+    OpenCode, Kilo Code: our plugin appends stderr on exit 2."""
+    from agentguard.hooks.harness.hook import PROTOCOLS
+    if PROTOCOLS[harness].tell is None:
         assert proc.returncode in (0, 2) and not proc.stdout, (proc.returncode, proc.stdout, proc.stderr)
         return proc.stderr.strip() if proc.returncode == 2 else ""
     assert proc.returncode == 0, (harness, proc.returncode, proc.stderr)

@@ -20,7 +20,7 @@ from fakeserver import Result as Outcome  # noqa: E402
 from tamper import DELETED, deleting  # noqa: E402
 from helpers import need, replace_in_file  # noqa: E402
 
-HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot")
+HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot", "kilo")
 pytestmark = pytest.mark.slow
 
 
@@ -195,8 +195,9 @@ def test_a_missing_runtime_blocks_git_and_lets_the_rest_run(guarded, name):
 # -- after the call ----------------------------------------------------------------------------------
 def drop_after_entries(name, repo):
     """The control: the adapter without its after-call entries (the check before calls stays)."""
-    if name == "opencode":
-        replace_in_file(os.path.join(repo.path, ".opencode", "plugins", "agentguard.js"),
+    plugin = {"opencode": ".opencode", "kilo": ".kilo"}.get(name)
+    if plugin:
+        replace_in_file(os.path.join(repo.path, plugin, "plugins", "agentguard.js"),
                         '"tool.execute.after"', '"tool.execute.unused"')
         return
     rel = {"claude": ".claude/settings.local.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",

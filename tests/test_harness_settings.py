@@ -158,6 +158,8 @@ READS = {
     "gemini": {"tool_name": "read_file", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
     "copilot": {"toolName": "view", "toolArgs": {"path": ".git/hooks/pre-commit"}},
     "opencode": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
+    "kilo": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
+    "amp": {"tool": "Read", "args": {"path": ".git/hooks/pre-commit"}},
 }
 
 
@@ -467,6 +469,11 @@ def test_a_plain_install_sets_up_the_harnesses_in_use(make_repo, tmp_path):
     (".github/hooks/x.json", True), (".github/copilot/settings.local.json", True),
     (".github/workflows/ci.yml", False), ("~/.claude/settings.json", True), ("~/.codex/config.toml", True),
     ("~/.gemini/settings.json", True), ("~/.copilot/config.json", True), ("~/.claude/CLAUDE.md", False),
+    (".kilo/plugins/other.js", True), (".kilocode/plugin/x.ts", True), ("kilo.json", True), (".kilo/kilo.jsonc", True),
+    (".kilo/command/x.md", False), ("~/.config/kilo/kilo.json", True), ("~/.kilo/plugins/x.js", True),
+    ("~/.kilocode/plugin/x.ts", True), ("~/.config/kilo/command/x.md", False),
+    (".amp/plugins/x.ts", True), (".amp/settings.json", True), ("~/.config/amp/plugins/x.ts", True),
+    ("~/.amp/plugins/x.ts", True), ("~/.config/amp/settings.json", True),
 ])
 def test_the_files_that_switch_hooks_off_are_guarded(guarded, tmp_path, path, blocked):
     repo, _ = guarded

@@ -91,8 +91,9 @@ def subjects(protocol, payload):
             if key in args:
                 out.append(("command", _command_text(args[key]), _workdir(protocol, tool, args, cwd)))
     for key in protocol.writes.get(tool, ()):
-        if key in args:
-            out.append(("write", _text(args[key]), cwd))
+        if key in args:  # a path, or a list of paths (a plugin's tool call that changes several files)
+            paths = args[key] if isinstance(args[key], list) else [args[key]]
+            out += [("write", _text(path), cwd) for path in paths]
     if tool in protocol.patches:
         patch = _text(args.get(protocol.patches[tool], ""))
         for match in PATCH_FILE.finditer(patch):

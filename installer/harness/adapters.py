@@ -2,10 +2,12 @@
 ``installer.harness``; the settings entries are merged by ``settingsfile``), rendered from their
 templates, and the launcher of ``check`` they run."""
 import json
+import re
 from importlib import resources
 
 from ...hooks.analyser.constructs import INVOLVES
 from ...hooks.version import VERSION
+from ...hooks.harness.registry import HARNESSES as RUNTIME
 from ...hooks.harness.hook import PATCH_FILE, TIMEOUT, UNCHECKED, not_installed
 from ..errors import UsageError
 from .settingsfile import NAMES
@@ -36,8 +38,19 @@ def parse_harnesses(text):
     return list(dict.fromkeys(names))
 
 
-def render(template, agentguard_bin):
+def _include(template):
+    """The template's text, each ``// @INCLUDE other@`` line replaced by that template's text (the
+    part two plugin APIs share)."""
     text = resources.files("agentguard.templates").joinpath("adapters", template).read_text("utf-8")
+    return re.sub(r"^// @INCLUDE ([\w./-]+)@\n", lambda m: _include(m.group(1)), text, flags=re.M)
+
+
+def render(template, agentguard_bin, harness=None):
+    """``template`` filled in; ``@HARNESS@`` and ``@HARNESS_TITLE@`` name ``harness`` (one template
+    serves every harness with the same plugin API)."""
+    text = _include(template)
+    if harness is not None:
+        text = text.replace("@HARNESS_TITLE@", RUNTIME[harness].title).replace("@HARNESS@", harness)
     # Every placeholder sits where the template is still valid source (a string literal, or a
     # shell word), so the templates parse and lint as they are.
     text = (text.replace("@INVOLVES@", INVOLVES.pattern)
@@ -60,7 +73,7 @@ def files_for(harnesses, agentguard_bin):
     out = []
     for harness in harnesses:
         for rel, template, mode in FILES[harness]:
-            out.append((rel, template() if callable(template) else render(template, agentguard_bin), mode))
+            out.append((rel, template() if callable(template) else render(template, agentguard_bin, harness), mode))
     return out
 
 

@@ -6,5 +6,5 @@ def enabled(ctx):
     return ("pass", "OpenCode loads every plugin in .opencode/plugins when it starts (no trust step)", None)
 
 
-HARNESS = Install("opencode", files=[(".opencode/plugins/agentguard.js", "opencode/agentguard.js", 0o644)],
+HARNESS = Install("opencode", files=[(".opencode/plugins/agentguard.js", "tool-execute/agentguard.js", 0o644)],
                   enabled=enabled)

@@ -181,28 +181,28 @@ GITIGNORE = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore
 PLUGIN_PACKAGE = "@opencode-ai/plugin"
 
 
-def seed_dependencies(directory):
+def seed_dependencies(directory, package=PLUGIN_PACKAGE, gitignore=GITIGNORE):
     """Make OpenCode's start-up dependency check pass in a config directory so it runs no npm
-    install: an (empty) node_modules and a package-lock.json whose packages[""] names
-    @opencode-ai/plugin; plus the .gitignore OpenCode would write (so `git status` stays clean)."""
+    install: an (empty) node_modules and a package-lock.json whose packages[""] names ``package``
+    (@opencode-ai/plugin); plus the .gitignore OpenCode would write (so `git status` stays clean)."""
     os.makedirs(os.path.join(directory, "node_modules"), exist_ok=True)
     lock = os.path.join(directory, "package-lock.json")
     if not os.path.exists(lock):
         with open(lock, "w") as f:
             json.dump({"name": os.path.basename(directory), "lockfileVersion": 3, "requires": True,
-                       "packages": {"": {"dependencies": {PLUGIN_PACKAGE: "*"}}}}, f, indent=2)
+                       "packages": {"": {"dependencies": {package: "*"}}}}, f, indent=2)
     ignore = os.path.join(directory, ".gitignore")
     if not os.path.exists(ignore):
         with open(ignore, "w") as f:
-            f.write(GITIGNORE)
+            f.write(gitignore)
 
 
-def project_dirs(cwd):
-    """The existing .opencode directories OpenCode reads: from cwd up to the git worktree root."""
+def project_dirs(cwd, name=".opencode"):
+    """The existing ``name`` directories OpenCode reads: from cwd up to the git worktree root."""
     out, here = [], os.path.realpath(cwd)
     while True:
-        if os.path.isdir(os.path.join(here, ".opencode")):
-            out.append(os.path.join(here, ".opencode"))
+        if os.path.isdir(os.path.join(here, name)):
+            out.append(os.path.join(here, name))
         parent = os.path.dirname(here)
         if os.path.exists(os.path.join(here, ".git")) or parent == here:
             return out
