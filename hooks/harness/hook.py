@@ -71,7 +71,7 @@ def _stop_alarm(previous):
 
 
 def subjects(protocol, payload):
-    """[("command" | "write", text, cwd)] that the tool call in ``payload`` would run or write."""
+    """[("command" | "powershell" | "write", text, cwd)] that the tool call in ``payload`` would run or write."""
     if not isinstance(payload, dict):
         raise ValueError("the payload is not a JSON object")
     tool = payload.get(protocol.tool)
@@ -87,9 +87,10 @@ def subjects(protocol, payload):
         return out
     if tool in protocol.shell or (tool not in protocol.writes and tool not in protocol.patches):
         keys = (protocol.shell[tool],) if tool in protocol.shell else COMMAND_KEYS
+        kind = "powershell" if tool in protocol.powershell else "command"
         for key in keys:
             if key in args:
-                out.append(("command", _command_text(args[key]), _workdir(protocol, tool, args, cwd)))
+                out.append((kind, _command_text(args[key]), _workdir(protocol, tool, args, cwd)))
     for key in protocol.writes.get(tool, ()):
         if key in args:
             out.append(("write", _text(args[key]), cwd))
@@ -146,7 +147,10 @@ def tool_call_block(harness, data):
     payload = json.loads(data.decode("utf-8"))
     found = None
     for kind, text, cwd in subjects(protocol, payload):
-        block = analyse(command=text, cwd=cwd) if kind == "command" else analyse(write=text, cwd=cwd)
+        block = analyse(write=text, cwd=cwd) if kind == "write" else analyse(command=text, cwd=cwd)
+        if block is None and kind == "powershell":  # read as sh first, then what sh may misread
+            from ..analyser.powershell import check
+            block = check(text)
         if block is not None:
             found = block
             break
@@ -168,7 +172,7 @@ def _fallback(harness, data, why):
     from ..rules import Block
     try:
         found = subjects(PROTOCOLS[harness], json.loads(data.decode("utf-8")))
-        risky = any(could_involve(text) if kind == "command" else INVOLVES.search(text) for kind, text, _ in found)
+        risky = any(INVOLVES.search(text) if kind == "write" else could_involve(text) for kind, text, _ in found)
     except Exception:  # not the payload a harness sends (or cut short): all of it, as text
         risky = names_git(call_text(harness, data))
     return Block("guard-error", why) if risky else None
