@@ -11,7 +11,7 @@ class Protocol:
     def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None, post=(),
                  tell=None, unmatched_shell=None, powershell=()):
         self.tool = tool  # key of the tool's name
-        self.args = args  # key of its arguments
+        self.args = args  # key of its arguments (a tuple: the first the payload has)
         self.shell = dict(shell, **(unmatched_shell or {}))  # tool -> argument holding the command
         self.powershell = powershell  # the shell tools whose command is PowerShell (analyser/powershell.py)
         self.writes = writes  # tool -> arguments holding target paths

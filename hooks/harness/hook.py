@@ -75,7 +75,7 @@ def subjects(protocol, payload):
     if not isinstance(payload, dict):
         raise ValueError("the payload is not a JSON object")
     tool = payload.get(protocol.tool)
-    args = payload.get(protocol.args)
+    args = _args(protocol, payload)
     if isinstance(args, str):  # some harnesses hand the arguments over as a JSON string
         args = json.loads(args)
     if not isinstance(tool, str) or not isinstance(args, (dict, type(None))):
@@ -101,6 +101,12 @@ def subjects(protocol, payload):
         if "*** Begin Patch" in patch and not out:
             raise ValueError("a patch whose files cannot be read")
     return out
+
+
+def _args(protocol, payload):
+    """The tool call's arguments: under the protocol's key (of its keys, the first the payload has)."""
+    keys = protocol.args if isinstance(protocol.args, tuple) else (protocol.args,)
+    return next((payload[key] for key in keys if key in payload), None)
 
 
 def _text(value):
@@ -131,7 +137,7 @@ def call_text(harness, data):
     try:
         payload = json.loads(data.decode("utf-8"))
         protocol = PROTOCOLS[harness]
-        tool, args = payload[protocol.tool], payload.get(protocol.args)
+        tool, args = payload[protocol.tool], _args(protocol, payload)
         if isinstance(tool, str) and isinstance(args, (dict, str, type(None))):
             return json.dumps([tool, args], ensure_ascii=False)
     except Exception:
