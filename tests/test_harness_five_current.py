@@ -254,3 +254,29 @@ def test_codex_answers_stay_inside_its_schema(guarded):
     assert os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-push"))
     proc = codex_answer(repo, post, after=True)
     assert (proc.returncode, proc.stdout) == (0, ""), proc.stdout
+
+
+def test_the_doctor_names_what_switches_codex_hooks_off(guarded):
+    """Codex 0.171 skips a hook without a word when [hooks.state] sets enabled = false for it, and runs
+    none with hooks = false in [features] (tests/harness/agent_codex.py, verified with the binary)."""
+    repo, _ = guarded
+    repo.agentguard("install", "--harness", "codex")
+    config = os.path.join(repo.env["HOME"], ".codex", "config.toml")
+    with open(config, "a") as fh:
+        fh.write('\n[projects.%s]\ntrust_level = "trusted"\n' % json.dumps(repo.path))
+    with open(config) as fh:
+        trusted = fh.read()
+
+    def enabled():
+        checks, _ = doctor_report(repo)
+        return checks["adapters.codex.enabled"]
+
+    assert enabled()["status"] == "pass", enabled()
+    with open(config, "w") as fh:
+        fh.write(trusted.replace("trusted_hash = ", "enabled = false\ntrusted_hash = ", 1))
+    found = enabled()
+    assert found["status"] == "fail" and "enabled = false" in found["summary"], found
+    with open(config, "w") as fh:
+        fh.write("[features]\nhooks = false\n" + trusted)
+    found = enabled()
+    assert found["status"] == "fail" and "[features]" in found["summary"], found
