@@ -280,3 +280,28 @@ def test_the_doctor_names_what_switches_codex_hooks_off(guarded):
         fh.write("[features]\nhooks = false\n" + trusted)
     found = enabled()
     assert found["status"] == "fail" and "[features]" in found["summary"], found
+
+
+@pytest.mark.slow
+def test_hole_a_gemini_scope_that_names_the_hook_silences_it(guarded, tmp_path):
+    """Known hole, the user's (or an administrator's) to close: a settings file of another scope that
+    lists "agentguard" in hooksConfig.disabled (here the user's; 0.61 reads the system files only where
+    their folders are secure, root's and not writable by others, which a test folder in /tmp is not)
+    silences the project's hook, and the push past the hooks lands (no push guard in git's transport
+    here). The doctor names the file; a tool call that writes it is refused (test above)."""
+    import agent_gemini
+    need("the gemini CLI (tests/node)", agent_gemini.BINARY)
+    repo, bare = guarded
+    env = gemini_env(repo, tmp_path)
+    repo.agentguard("install", "--no-push-guard", "--harness", "gemini", env=env)
+    user = scope_paths(repo, env)["user"]
+    agent_gemini.prepare_home(repo.path, repo.env["HOME"])  # its user settings, which the hole adds to
+    set_hooks_config(user, {"disabled": ["agentguard"]})
+    extra = {k: v for k, v in env.items() if k.startswith(("GIT_", "GEMINI_CLI_SYSTEM")) or k in ("PATH", "LC_ALL")}
+    result = Outcome(agent_gemini.run(repo.path, repo.env["HOME"], [("shell", "git push --no-verify origin feat:main")],
+                                      timeout=90, extra_env=extra))
+    assert result.code is not None, result.stderr[-2000:]
+    assert bare.rev("main") == repo.rev("feat"), result.tool_results
+    checks, _ = doctor_report(repo, env=env)
+    assert checks["adapters.gemini.enabled"]["status"] == "fail" and user in checks["adapters.gemini.enabled"][
+        "summary"]

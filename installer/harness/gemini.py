@@ -30,7 +30,9 @@ def enabled(ctx):
 
 def scopes(top):
     """Every settings file Gemini CLI reads, highest precedence first (0.61 mergeSettings: system
-    over workspace over user over system defaults)."""
+    over workspace over user over system defaults). It skips a system file whose folders are not
+    secure (isFileAndDirectorySecureSync: a folder others can write, as /tmp); the doctor reads it
+    all the same."""
     system, defaults = system_files(os.environ)
     return [system, os.path.join(top, ".gemini", "settings.json"), os.path.join(gemini_dir(os.environ),
                                                                                 "settings.json"), defaults]
