@@ -18,10 +18,11 @@ import re
 from .constructs import names_git, plain
 from ..rules import Block
 
-# the commands a PowerShell line may run next to git and still be read as sh (lower case, no .exe)
-READERS = {"git", "cd", "chdir", "set-location", "sl", "pushd", "popd", "push-location", "pop-location",
-           "get-location", "gl", "pwd", "select-string", "sls", "select-object", "select", "sort-object", "sort",
-           "measure-object", "measure", "format-table", "ft", "format-list", "fl", "out-string", "out-host",
+# the commands a PowerShell line may run next to git and still be read as sh (lower case, no .exe):
+# cd as sh reads it, but not Set-Location and its aliases (the sh reading would not follow them)
+READERS = {"git", "cd", "get-location", "gl", "pwd", "select-string", "sls", "select-object", "select",
+           "sort-object", "sort", "measure-object", "measure", "format-table", "ft", "format-list", "fl",
+           "out-string", "out-host",
            "write-output", "write", "echo", "write-host", "get-childitem", "gci", "ls", "dir", "test-path",
            "get-content", "gc", "cat", "type", "get-item", "resolve-path", "rvpa"}
 # what makes a command name, code or a string only when it runs: the call operator, dot-sourcing,
