@@ -331,7 +331,7 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
 
 def test_copilot_hook_file_runs_the_after_check_after_every_call():
     data = json.loads(copilot.hooks_file())
-    assert sorted(data["hooks"]) == ["postToolUse", "postToolUseFailure", "preToolUse"]
+    assert sorted(data["hooks"]) == ["permissionRequest", "postToolUse", "postToolUseFailure", "preToolUse"]
     assert data["hooks"]["preToolUse"][0]["bash"] == settingsfile.hook_command("copilot")
     for event in ("postToolUse", "postToolUseFailure"):
         assert data["hooks"][event] == [{"type": "command", "bash": settingsfile.hook_command("copilot", event),

@@ -3,7 +3,10 @@ import os
 
 from .descriptor import Harness, Protocol, context, home
 
-PROTOCOL = Protocol("tool_name", "tool_input", {"Bash": "command"},
+# PowerShell: the tool Claude Code offers for PowerShell (on Windows without Git Bash, or with
+# CLAUDE_CODE_USE_POWERSHELL_TOOL=1), input {command, timeout, description, run_in_background} (its
+# schema in 2.1.332: "The PowerShell command to execute"); a matcher naming only Bash does not see it
+PROTOCOL = Protocol("tool_name", "tool_input", {"Bash": "command", "PowerShell": "command"},
                     {"Write": ("file_path",), "Edit": ("file_path",), "MultiEdit": ("file_path",),
                      "NotebookEdit": ("notebook_path",)},
                     reads=("Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite"),
@@ -13,7 +16,7 @@ PROTOCOL = Protocol("tool_name", "tool_input", {"Bash": "command"},
                         "hookEventName": "PreToolUse", "permissionDecision": "deny",
                         "permissionDecisionReason": reason}}, 0),
                     # a call that fails (a command's non-zero exit too) gets PostToolUseFailure
-                    post=("PostToolUse", "PostToolUseFailure"), tell=context)
+                    post=("PostToolUse", "PostToolUseFailure"), tell=context, powershell=("PowerShell",))
 
 
 def _user_files(env):

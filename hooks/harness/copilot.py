@@ -9,10 +9,16 @@ def copilot_home(env):
     return env.get("COPILOT_HOME") or os.path.join(home(env), ".copilot")
 
 
-PROTOCOL = Protocol("toolName", "toolArgs", {"bash": "command"},
+# preToolUse hands over toolArgs; permissionRequest (1.0.102, run here: after preToolUse allowed, before
+# the permission rules, --allow-all-tools too) {hookName, toolName, toolInput: the arguments as they
+# stand then, after every preToolUse hook's changes} and reads {"behavior": "deny", "message"}. One
+# answer holds both: each event reads its own keys (run here: "Denied by preToolUse hook: R", "Permission
+# denied by a PermissionRequest hook: R"); exit 2 with it, since exit 2 alone hides R from the model
+PROTOCOL = Protocol("toolName", ("toolArgs", "toolInput"), {"bash": "command"},
                     {"create": ("path",), "edit": ("path",), "str_replace_editor": ("path",)},
                     reads=("view", "glob", "grep", "report_intent", "think"),
-                    deny=lambda reason: ({"permissionDecision": "deny", "permissionDecisionReason": reason}, 2),
+                    deny=lambda reason: ({"permissionDecision": "deny", "permissionDecisionReason": reason,
+                                          "behavior": "deny", "message": reason}, 2),
                     # postToolUse runs after a call that succeeded, postToolUseFailure after one that
                     # failed; both append additionalContext as "Additional guidance from ... hooks"
                     post=("postToolUse", "postToolUseFailure"),

@@ -9,10 +9,11 @@ class Protocol:
     its hooks answer."""
 
     def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None, post=(),
-                 tell=None, unmatched_shell=None):
+                 tell=None, unmatched_shell=None, powershell=()):
         self.tool = tool  # key of the tool's name
-        self.args = args  # key of its arguments
+        self.args = args  # key of its arguments (a tuple: the first the payload has)
         self.shell = dict(shell, **(unmatched_shell or {}))  # tool -> argument holding the command
+        self.powershell = powershell  # the shell tools whose command is PowerShell (analyser/powershell.py)
         self.writes = writes  # tool -> arguments holding target paths
         self.patches = patches or {}  # tool -> argument holding a patch
         self.reads = reads  # tools that only read: allowed without a look, no after-check

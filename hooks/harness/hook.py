@@ -71,11 +71,11 @@ def _stop_alarm(previous):
 
 
 def subjects(protocol, payload):
-    """[("command" | "write", text, cwd)] that the tool call in ``payload`` would run or write."""
+    """[("command" | "powershell" | "write", text, cwd)] that the tool call in ``payload`` would run or write."""
     if not isinstance(payload, dict):
         raise ValueError("the payload is not a JSON object")
     tool = payload.get(protocol.tool)
-    args = payload.get(protocol.args)
+    args = _args(protocol, payload)
     if isinstance(args, str):  # some harnesses hand the arguments over as a JSON string
         args = json.loads(args)
     if not isinstance(tool, str) or not isinstance(args, (dict, type(None))):
@@ -87,9 +87,10 @@ def subjects(protocol, payload):
         return out
     if tool in protocol.shell or (tool not in protocol.writes and tool not in protocol.patches):
         keys = (protocol.shell[tool],) if tool in protocol.shell else COMMAND_KEYS
+        kind = "powershell" if tool in protocol.powershell else "command"
         for key in keys:
             if key in args:
-                out.append(("command", _command_text(args[key]), _workdir(protocol, tool, args, cwd)))
+                out.append((kind, _command_text(args[key]), _workdir(protocol, tool, args, cwd)))
     for key in protocol.writes.get(tool, ()):
         if key in args:  # a path, or a list of paths (a plugin's tool call that changes several files)
             paths = args[key] if isinstance(args[key], list) else [args[key]]
@@ -101,6 +102,12 @@ def subjects(protocol, payload):
         if "*** Begin Patch" in patch and not out:
             raise ValueError("a patch whose files cannot be read")
     return out
+
+
+def _args(protocol, payload):
+    """The tool call's arguments: under the protocol's key (of its keys, the first the payload has)."""
+    keys = protocol.args if isinstance(protocol.args, tuple) else (protocol.args,)
+    return next((payload[key] for key in keys if key in payload), None)
 
 
 def _text(value):
@@ -131,7 +138,7 @@ def call_text(harness, data):
     try:
         payload = json.loads(data.decode("utf-8"))
         protocol = PROTOCOLS[harness]
-        tool, args = payload[protocol.tool], payload.get(protocol.args)
+        tool, args = payload[protocol.tool], _args(protocol, payload)
         if isinstance(tool, str) and isinstance(args, (dict, str, type(None))):
             return json.dumps([tool, args], ensure_ascii=False)
     except Exception:
@@ -147,7 +154,10 @@ def tool_call_block(harness, data):
     payload = json.loads(data.decode("utf-8"))
     found = None
     for kind, text, cwd in subjects(protocol, payload):
-        block = analyse(command=text, cwd=cwd) if kind == "command" else analyse(write=text, cwd=cwd)
+        block = analyse(write=text, cwd=cwd) if kind == "write" else analyse(command=text, cwd=cwd)
+        if block is None and kind == "powershell":  # read as sh first, then what sh may misread
+            from ..analyser.powershell import check
+            block = check(text)
         if block is not None:
             found = block
             break
@@ -169,7 +179,7 @@ def _fallback(harness, data, why):
     from ..rules import Block
     try:
         found = subjects(PROTOCOLS[harness], json.loads(data.decode("utf-8")))
-        risky = any(could_involve(text) if kind == "command" else INVOLVES.search(text) for kind, text, _ in found)
+        risky = any(INVOLVES.search(text) if kind == "write" else could_involve(text) for kind, text, _ in found)
     except Exception:  # not the payload a harness sends (or cut short): all of it, as text
         risky = names_git(call_text(harness, data))
     return Block("guard-error", why) if risky else None

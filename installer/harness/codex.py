@@ -55,12 +55,16 @@ def trust_block(entries):
 
 def trusted_hash(config_bytes, key):
     """The trusted_hash recorded for ``key`` in Codex's config.toml bytes, or None."""
+    entry = ((_toml(config_bytes).get("hooks") or {}).get("state") or {}).get(key)
+    return entry.get("trusted_hash") if isinstance(entry, dict) else None
+
+
+def _toml(config_bytes):
     try:
         data = tomllib.loads((config_bytes or b"").decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return None
-    entry = ((data.get("hooks") or {}).get("state") or {}).get(key)
-    return entry.get("trusted_hash") if isinstance(entry, dict) else None
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def add_trust(config_bytes, entries, ours=None):
@@ -146,9 +150,28 @@ def codex_hook_untrusted(hooks_json, placed):
     return None
 
 
+def switched_off(top, config):
+    """What in Codex's ``config`` switches agentguard's hooks in ``top`` off without a word (verified with
+    0.171, tests/harness/agent_codex.py): ``hooks = false`` in [features] (``--disable hooks``), or
+    ``enabled = false`` in a [hooks.state] entry of this work tree's hooks.json; or None."""
+    data = _toml(read_regular(config))
+    features = data.get("features")
+    if isinstance(features, dict) and features.get("hooks") is False:
+        return "%s sets hooks = false in [features], so Codex runs no hook" % config, "remove it from %s" % config
+    prefix = os.path.join(os.path.realpath(top), *HOOKS_JSON.split("/")) + ":"
+    for key, entry in ((data.get("hooks") or {}).get("state") or {}).items():
+        if key.startswith(prefix) and isinstance(entry, dict) and entry.get("enabled") is False:
+            return ("%s sets enabled = false for agentguard's hook (%s), so Codex skips it" % (config, key),
+                    "remove that enabled = false from %s" % config)
+    return None
+
+
 def enabled(ctx):
     top = ctx.info.top
     config = os.path.join(codex_home(os.environ), "config.toml")
+    off = switched_off(top, config)
+    if off:
+        return ("fail",) + off
     if not codex_project_trusted(top):
         return ("warn", "Codex loads no project hook here until the project is trusted (%s: projects.\"%s\")"
                 % (config, top), "printf '%%s\\n' %s >> %s"

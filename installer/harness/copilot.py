@@ -10,8 +10,11 @@ from .descriptor import Install, disabling, json_object, under
 
 def hooks_file():
     """Copilot CLI's hook file: the check before every tool call (preToolUse; Copilot has no
-    matcher), the after-check after each (postToolUse, postToolUseFailure)."""
-    hooks = {"preToolUse": [{"type": "command", "bash": hook_command("copilot"), "timeoutSec": HOOK_TIMEOUT}]}
+    matcher) and again at its permission step (permissionRequest: the arguments after every
+    preToolUse hook's changes; a hook that fails there denies), the after-check after each
+    (postToolUse, postToolUseFailure)."""
+    pre = [{"type": "command", "bash": hook_command("copilot"), "timeoutSec": HOOK_TIMEOUT}]
+    hooks = {"preToolUse": pre, "permissionRequest": pre}
     for event in PROTOCOL.post:
         hooks[event] = [{"type": "command", "bash": hook_command("copilot", event), "timeoutSec": HOOK_TIMEOUT}]
     return dump_json({"version": 1, "hooks": hooks})

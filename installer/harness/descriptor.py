@@ -12,10 +12,11 @@ class Settings:
     """The settings file a harness's hook entries are merged into: ``rel`` (in the work tree, the one
     a team commits), ``local`` (the git-ignored one, where the harness has one), ``pre`` (the pre-call
     event; the post-call ones are the runtime protocol's), ``entry(timeout)`` (a hook entry without its
-    command). The matcher is the protocol's ``matched`` tools."""
+    command), ``pre_keys()`` (more keys of the pre-call entry, decided when install or the doctor runs:
+    what the harness's installed version takes). The matcher is the protocol's ``matched`` tools."""
 
-    def __init__(self, rel, pre, entry, local=None):
-        self.rel, self.pre, self.entry, self.local = rel, pre, entry, local
+    def __init__(self, rel, pre, entry, local=None, pre_keys=dict):
+        self.rel, self.pre, self.entry, self.local, self.pre_keys = rel, pre, entry, local, pre_keys
 
 
 def loads(ctx):

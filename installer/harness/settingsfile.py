@@ -76,6 +76,8 @@ def settings_group(harness, event=None):
     hook = SETTINGS[harness][2]
     entry = {"type": hook["type"], "command": hook_command(harness, _post(harness, event))}
     entry.update(hook)
+    if event == pairs[0][0]:
+        entry.update(registry.HARNESSES[harness].settings.pre_keys())
     return {"matcher": matcher, "hooks": [entry]}
 
 

@@ -1,4 +1,8 @@
-"""Drive the real Claude Code binary (tests/node, 2.1.197) headless against a scripted fake model.
+"""Drive the real Claude Code binary (tests/node, 2.1.332) headless against a scripted fake model.
+The findings below were made with 2.1.197. Seen since (2.1.294, 2.1.295): a JSON deny reaches the model
+as ``PreToolUse:<Tool> hook error: R``; with ``onFailure: "block"`` (2.1.295 on) a hook that exits 1
+blocks the call (run here: tests/test_harness_claude_current.py; a timeout too, per its settings schema,
+instead of finding 4's allow).
 
 API
   BINARY                      path of tests/node/node_modules/.bin/claude, or None
