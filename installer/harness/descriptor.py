@@ -12,10 +12,11 @@ class Settings:
     """The settings file a harness's hook entries are merged into: ``rel`` (in the work tree, the one
     a team commits), ``local`` (the git-ignored one, where the harness has one), ``pre`` (the pre-call
     event; the post-call ones are the runtime protocol's), ``entry(timeout)`` (a hook entry without its
-    command). The matcher is the protocol's ``matched`` tools."""
+    command). The matcher is the protocol's ``matched`` tools. ``flat``: an event's list holds the hook
+    entries themselves, each with its matcher (not matcher groups with a ``hooks`` list)."""
 
-    def __init__(self, rel, pre, entry, local=None):
-        self.rel, self.pre, self.entry, self.local = rel, pre, entry, local
+    def __init__(self, rel, pre, entry, local=None, flat=False):
+        self.rel, self.pre, self.entry, self.local, self.flat = rel, pre, entry, local, flat
 
 
 def loads(ctx):
