@@ -1,0 +1,216 @@
+"""The harnesses with no binary this machine can run (proven by their published protocol): the hook
+commands exactly as install wrote them into each harness's own file, run through sh with payloads in
+the published shape (tests/harness/payloads/<harness>-<tool>.json, with @COMMAND@, @PATH@ and @CWD@
+filled in), against real repositories and a real bare remote. What the harness would do with the
+answer (run the command, or not) is done here as its docs say it does; each descriptor cites them."""
+import json
+import os
+import subprocess
+
+import pytest
+
+from agentguard.hooks.harness.hook import PROTOCOLS
+from helpers import doctor_checks, snapshot
+
+PAYLOADS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness", "payloads")
+
+
+def _goose_commands(top):
+    data = _json(top, ".agents/plugins/agentguard/hooks/hooks.json")
+    pre = data["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert pre["on_failure"] == "block"  # fail closed: a hook that returns no decision blocks
+    return {event: groups[0]["hooks"][0]["command"] for event, groups in data["hooks"].items()}
+
+
+# harness -> (its shell tool, its file-writing tool, the commands install wrote: {event: command},
+# {variable: value} the harness puts in the hook's environment)
+HARNESSES = {
+    "goose": ("developer__shell", "developer__write", _goose_commands,
+              lambda top: {"PLUGIN_ROOT": os.path.join(top, ".agents", "plugins", "agentguard")}),
+}
+NAMES = list(HARNESSES)
+
+
+def _json(top, rel):
+    with open(os.path.join(top, rel), encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def payload(harness, tool, top, command="", path=""):
+    """The published payload of ``tool`` with the call filled in."""
+    with open(os.path.join(PAYLOADS, "%s-%s.json" % (harness, tool)), encoding="utf-8") as fh:
+        text = fh.read()
+    return text.replace("@COMMAND@", json.dumps(command)[1:-1]).replace("@PATH@", json.dumps(path)[1:-1]) \
+        .replace("@CWD@", json.dumps(top)[1:-1])
+
+
+class Session:
+    """One agent session in ``repo``: each call goes through the hooks install wrote, as the harness runs them."""
+
+    def __init__(self, repo, harness):
+        self.repo, self.harness = repo, harness
+        self.shell, self.write, commands, extra = HARNESSES[harness]
+        self.commands = commands(repo.path)
+        self.env = dict(repo.env, **extra(repo.path))
+        self.pre_event = next(e for e in self.commands if e not in PROTOCOLS[harness].post)
+
+    def hook(self, event, data):
+        return subprocess.run(["sh", "-c", self.commands[event]], cwd=self.repo.path, env=self.env, input=data,
+                              capture_output=True, text=True, timeout=60)
+
+    def before(self, tool, **call):
+        return self.hook(self.pre_event, payload(self.harness, tool, self.repo.path, **call))
+
+    def after(self, tool, **call):
+        """Every post-call event's hook (the harness runs one of them); what each answered."""
+        out = []
+        for event in PROTOCOLS[self.harness].post:
+            data = json.loads(payload(self.harness, tool, self.repo.path, **call))
+            data[_event_key(data)] = event
+            out.append(self.hook(event, json.dumps(data)))
+        return out
+
+    def run(self, command):
+        """The shell tool's call: the pre-call hook, the command where it allows it, the post-call hooks.
+        Returns the pre-call hook's process."""
+        proc = self.before(self.shell, command=command)
+        if proc.returncode == 0 and not _denies(proc):
+            subprocess.run(["sh", "-c", command], cwd=self.repo.path, env=self.repo.env, capture_output=True,
+                           timeout=60)
+        self.after(self.shell, command=command)
+        return proc
+
+
+def _event_key(data):
+    return "event" if "event" in data else "hook_event_name"
+
+
+def _denies(proc):
+    """A JSON deny on stdout (exit 0) in the harness's terms."""
+    try:
+        return json.loads(proc.stdout).get("decision") in ("deny", "block")
+    except ValueError:
+        return False
+
+
+def refusal(proc):
+    """The reason of a refusal in the harness's terms (exit 2, the reason on stderr), else None."""
+    if proc.returncode == 2:
+        assert proc.stderr.strip()
+        return proc.stderr
+    assert proc.returncode == 0, (proc.returncode, proc.stdout, proc.stderr)
+    return None
+
+
+@pytest.fixture
+def session(request, make_repo):
+    harness = request.param
+    repo, bare = make_repo(install=False)
+    repo.run("checkout", "-q", "-b", "feat")
+    repo.commit("feature work")
+    repo.run("checkout", "-q", "main")
+    repo.agentguard("install", "--harness", harness)
+    return Session(repo, harness), bare
+
+
+@pytest.mark.parametrize("session", NAMES, indirect=True)
+def test_refusals_in_the_harness_terms_and_an_ordinary_command_runs(session):
+    s, bare = session
+    repo = s.repo
+    before = (repo.rev("main"), bare.rev("main"))
+    said = refusal(s.run("git push --no-verify origin feat:main"))
+    assert said and "[rule: no-verify]" in said
+    with open(os.path.join(repo.path, "work.txt"), "w") as fh:
+        fh.write("staged work\n")
+    repo.run("add", "work.txt")
+    said = refusal(s.run("git -c core.hooksPath=/dev/null commit -m x"))
+    assert said and "core.hooksPath" in said
+    assert (repo.rev("main"), bare.rev("main")) == before  # the remote unchanged, nothing committed
+    assert "A  work.txt" in repo.run("status", "--porcelain").stdout  # the staged work still staged
+    for path in (".git/hooks/pre-push", ".git/agentguard/check"):
+        said = refusal(s.before(s.write, path=path))
+        assert said and "[rule: guard-files]" in said
+    assert refusal(s.run("echo ran > ran.txt && git status --short")) is None
+    with open(os.path.join(repo.path, "ran.txt")) as fh:
+        assert fh.read() == "ran\n"  # the allowed command's effect
+    assert refusal(s.before(s.write, path="src/app.py")) is None
+
+
+@pytest.mark.parametrize("session", NAMES, indirect=True)
+def test_a_deleted_hook_is_put_back_and_the_model_is_told(session):
+    s, _ = session
+    path = os.path.join(s.repo.path, ".git", "hooks", "pre-commit")
+    with open(path, "rb") as fh:
+        before = fh.read()
+    s.before(s.shell, command="true")  # a call before: the snapshot
+    os.unlink(path)  # what a call did (a hook file deleted by a tool agentguard cannot read)
+    s.after(s.shell, command="python3 tidy.py")
+    told = refusal(nxt := s.before(s.shell, command="git status")) or _told(nxt)
+    assert "[rule: tool-outcome]" in told and ".git/hooks/pre-commit" in told
+    with open(path, "rb") as fh:
+        assert fh.read() == before
+    assert os.access(path, os.X_OK)
+    assert refusal(s.before(s.shell, command="git status")) is None and not _told(s.before(s.shell, command="ls"))
+
+
+def _told(proc):
+    """A note the harness adds to an allowed call ("" for none)."""
+    return json.loads(proc.stdout).get("context", "") if proc.returncode == 0 and proc.stdout.strip() else ""
+
+
+@pytest.mark.parametrize("session", NAMES, indirect=True)
+def test_the_adapter_is_guarded(session):
+    s, _ = session
+    rels = [rel for rel, _, _ in _adapter_files(s.harness)]
+    for rel in rels:
+        said = refusal(s.before(s.write, path=rel))
+        assert said and "[rule: guard-files]" in said, rel
+        assert refusal(s.run("rm -f %s" % rel)), rel
+        assert os.path.exists(os.path.join(s.repo.path, rel))
+
+
+def _adapter_files(harness):
+    from agentguard.installer.harness import registry
+    return registry.files(harness)
+
+
+@pytest.mark.parametrize("path", [".agents/plugins/agentguard/hooks/hooks.json", ".agents/plugins/mine/plugin.json",
+                                  ".config/goose/settings.json", "~/.config/goose/settings.json"])
+def test_the_files_that_switch_goose_hooks_off_are_guarded(guarded, tmp_path, path):
+    repo, _ = guarded
+    target = str(tmp_path / "home" / path[2:]) if path.startswith("~/") else path
+    proc = repo.agentguard("check", "--write", target, check=False)
+    assert proc.returncode == 1 and "[rule: guard-files]" in proc.stdout, proc.stdout
+
+
+def test_goose_doctor_install_detection_and_uninstall(make_repo, tmp_path):
+    repo, _ = make_repo(install=False)
+    repo.agentguard("install")
+    assert not os.path.exists(os.path.join(repo.path, ".agents"))  # goose not in use here
+    repo.agentguard("uninstall")
+    with open(os.path.join(repo.path, ".goosehints"), "w") as fh:
+        fh.write("use pytest\n")
+    before = snapshot(repo.path)
+    repo.agentguard("install")  # goose's sign: a plain install sets it up
+    plugin = os.path.join(repo.path, ".agents", "plugins", "agentguard")
+    assert _json(repo.path, ".agents/plugins/agentguard/plugin.json")["name"] == "agentguard"
+    checks = doctor_checks(repo)
+    assert checks["adapters.goose"]["status"] == "pass" and checks["adapters.goose.enabled"]["status"] == "pass"
+    settings = os.path.join(repo.path, ".config", "goose", "settings.json")
+    os.makedirs(os.path.dirname(settings))
+    with open(settings, "w") as fh:
+        json.dump({"disabledPlugins": ["agentguard"]}, fh)
+    checks = doctor_checks(repo)
+    assert checks["adapters.goose.enabled"]["status"] == "fail"
+    assert "disabledPlugins" in checks["adapters.goose.enabled"]["fix"]
+    os.unlink(settings)
+    os.removedirs(os.path.dirname(settings))
+    with open(os.path.join(plugin, "hooks", "hooks.json"), "w") as fh:
+        fh.write('{"hooks": {}}')
+    assert doctor_checks(repo)["adapters.goose"]["status"] == "fail"
+    repo.agentguard("doctor", "--fix", check=False)
+    assert doctor_checks(repo)["adapters.goose"]["status"] == "pass"
+    repo.agentguard("uninstall")
+    after = snapshot(repo.path)
+    assert set(after) - set(before) <= {".git/agentguard", ".git/agentguard/lock"}
+    assert {k: v for k, v in after.items() if k in before} == before
