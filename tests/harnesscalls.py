@@ -13,6 +13,7 @@ CALLS = {
     "copilot": lambda cmd: {"toolName": "bash", "toolArgs": json.dumps({"command": cmd})},
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
     "goose": lambda cmd: {"event": "PreToolUse", "tool_name": "developer__shell", "tool_input": {"command": cmd}},
+    "crush": lambda cmd: {"event": "PreToolUse", "tool_name": "bash", "tool_input": {"command": cmd}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -23,6 +24,7 @@ WRITES = {
     "opencode": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
     "goose": lambda p: {"event": "PreToolUse", "tool_name": "developer__write",
                         "tool_input": {"path": p, "content": "x"}},
+    "crush": lambda p: {"event": "PreToolUse", "tool_name": "write", "tool_input": {"file_path": p, "content": "x"}},
 }
 # the key of each harness's post-call event in its payload (the others send none)
 EVENT_KEYS = {"claude": "hook_event_name", "codex": "hook_event_name", "gemini": "hook_event_name", "goose": "event"}

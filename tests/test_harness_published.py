@@ -22,11 +22,20 @@ def _goose_commands(top):
     return {event: groups[0]["hooks"][0]["command"] for event, groups in data["hooks"].items()}
 
 
+def _crush_commands(top):
+    entries = _json(top, ".crush/crush.json")["hooks"]["PreToolUse"]
+    assert [e["name"] for e in entries] == ["agentguard"] and entries[0]["timeout"] == 30
+    return {"PreToolUse": entries[0]["command"]}
+
+
 # harness -> (its shell tool, its file-writing tool, the commands install wrote: {event: command},
 # {variable: value} the harness puts in the hook's environment)
 HARNESSES = {
     "goose": ("developer__shell", "developer__write", _goose_commands,
               lambda top: {"PLUGIN_ROOT": os.path.join(top, ".agents", "plugins", "agentguard")}),
+    "crush": ("bash", "write", _crush_commands,
+              lambda top: {"CRUSH": "1", "AGENT": "crush", "CRUSH_EVENT": "PreToolUse", "CRUSH_CWD": top,
+                           "CRUSH_PROJECT_DIR": top}),
 }
 NAMES = list(HARNESSES)
 
@@ -170,13 +179,23 @@ def test_the_adapter_is_guarded(session):
 
 
 def _adapter_files(harness):
-    from agentguard.installer.harness import registry
-    return registry.files(harness)
+    """The files install wrote for ``harness``: its own, and the settings file it merged into."""
+    from agentguard.installer.harness import registry, settingsfile
+    files = registry.files(harness)
+    if harness in settingsfile.SETTINGS:
+        files = files + [(settingsfile.settings_rel(harness), None, None)]
+    return files
 
 
-@pytest.mark.parametrize("path", [".agents/plugins/agentguard/hooks/hooks.json", ".agents/plugins/mine/plugin.json",
-                                  ".config/goose/settings.json", "~/.config/goose/settings.json"])
-def test_the_files_that_switch_goose_hooks_off_are_guarded(guarded, tmp_path, path):
+# the files that hold each harness's hook or can switch it off (~/: the user's)
+GUARDED = [".agents/plugins/agentguard/hooks/hooks.json", ".agents/plugins/mine/plugin.json",
+           ".config/goose/settings.json", "~/.config/goose/settings.json",
+           "crush.json", ".crush.json", ".crushrc", "crushrc", ".crush/crush.json", "~/.config/crush/crush.json",
+           "~/.config/crush/crushrc"]
+
+
+@pytest.mark.parametrize("path", GUARDED)
+def test_the_files_that_switch_the_hooks_off_are_guarded(guarded, tmp_path, path):
     repo, _ = guarded
     target = str(tmp_path / "home" / path[2:]) if path.startswith("~/") else path
     proc = repo.agentguard("check", "--write", target, check=False)
@@ -214,3 +233,62 @@ def test_goose_doctor_install_detection_and_uninstall(make_repo, tmp_path):
     after = snapshot(repo.path)
     assert set(after) - set(before) <= {".git/agentguard", ".git/agentguard/lock"}
     assert {k: v for k, v in after.items() if k in before} == before
+
+
+# -- Crush -------------------------------------------------------------------------------------------
+MINE = b"""{
+    "$schema": "https://charm.land/crush.json",
+    "options": {"debug": false},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "^bash$", "command": "./no-haskell.sh"}
+        ]
+    }
+}
+"""
+
+
+def test_crush_json_of_the_user_is_merged_and_restored_byte_for_byte(make_repo):
+    repo, _ = make_repo(install=False)
+    path = os.path.join(repo.path, "crush.json")
+    with open(path, "wb") as fh:
+        fh.write(MINE)
+    repo.run("add", "crush.json")
+    repo.run("commit", "-q", "-m", "crush settings")
+    before = snapshot(repo.path)
+    repo.agentguard("install")  # crush.json is a sign Crush is used here: the local workspace file
+    assert open(path, "rb").read() == MINE
+    entries = _json(repo.path, ".crush/crush.json")["hooks"]["PreToolUse"]
+    assert [e["name"] for e in entries] == ["agentguard"]
+    assert entries[0]["matcher"] == "bash|edit|multiedit|write|download"
+    checks = doctor_checks(repo)
+    assert checks["adapters.crush"]["status"] == "pass" and checks["adapters.crush.enabled"]["status"] == "pass"
+    assert "next call" in checks["adapters.crush.enabled"]["summary"]
+    repo.agentguard("uninstall")
+    after = snapshot(repo.path)
+    assert set(after) - set(before) <= {".git/agentguard", ".git/agentguard/lock"}
+    assert {k: v for k, v in after.items() if k in before} == before
+    # shared: into the team's crush.json, their entry first, taken out again to the byte
+    repo.agentguard("install", "--shared", "--harness", "crush")
+    data = _json(repo.path, "crush.json")
+    assert data["options"] == {"debug": False} and data["hooks"]["PreToolUse"][0]["command"] == "./no-haskell.sh"
+    assert data["hooks"]["PreToolUse"][1]["name"] == "agentguard"
+    assert open(path, "rb").read().startswith(b'{\n    "$schema"')  # indented as theirs was
+    with open(path, "w") as fh:  # the user edits it since
+        json.dump(dict(data, model="x"), fh, indent=4)
+    repo.agentguard("uninstall")
+    assert _json(repo.path, "crush.json") == dict(json.loads(MINE), model="x")
+
+
+def test_hole_a_crush_sub_agent_call_is_seen_at_the_next_hooked_call(make_repo):
+    """Crush hooks no sub-agent's call and has no post event: what a sub-agent did to the guard stands
+    until the top-level agent's next hooked call, which hears it (here with its own refusal)."""
+    repo, _ = make_repo(install=False)
+    repo.agentguard("install", "--harness", "crush")
+    s = Session(repo, "crush")
+    assert refusal(s.before("bash", command="ls")) is None
+    os.unlink(os.path.join(repo.path, ".git", "hooks", "pre-push"))  # a sub-agent's call: no hook runs for it
+    assert not os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-push"))  # the hole: it stands
+    said = refusal(s.before("bash", command="git push --no-verify origin HEAD:main"))
+    assert "[rule: tool-outcome]" in said and ".git/hooks/pre-push" in said and "[rule: no-verify]" in said
+    assert os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-push"))

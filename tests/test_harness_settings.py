@@ -160,6 +160,7 @@ READS = {
     "copilot": {"toolName": "view", "toolArgs": {"path": ".git/hooks/pre-commit"}},
     "opencode": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
     "goose": {"tool_name": "developer__tree", "tool_input": {"path": ".git/hooks"}},
+    "crush": {"tool_name": "view", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
 }
 
 
@@ -280,6 +281,8 @@ EXISTING = {
                          "Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}]}},
     "codex": {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}},
     "gemini": {"ui": {"theme": "GitHub"}, "hooks": {}},
+    "crush": {"$schema": "https://charm.land/crush.json", "options": {"debug": False},
+              "hooks": {"PreToolUse": [{"matcher": "^bash$", "command": "./no-haskell.sh"}]}},
 }
 
 
@@ -308,7 +311,7 @@ def test_merge_then_unmerge_gives_back_every_byte(harness, indent):
     assert settingsfile.unmerge_settings(settingsfile.merge_settings(None, harness), harness, created) is None
 
 
-@pytest.mark.parametrize("harness", settingsfile.SETTINGS_HARNESSES)
+@pytest.mark.parametrize("harness", [h for h in settingsfile.SETTINGS_HARNESSES if PROTOCOLS[h].post])
 @pytest.mark.parametrize("existing", [True, False])
 def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_byte(harness, existing):
     """An earlier agentguard hooked the pre-call event only and recorded the containers it created

@@ -78,7 +78,7 @@ def settings_group(harness, event=None):
     hook = SETTINGS[harness][2]
     command = hook_command(harness, _post(harness, event))
     if harness in FLAT:
-        return dict(hook, matcher=matcher, command=command)
+        return dict({"matcher": matcher, "command": command}, **hook)
     entry = {"type": hook["type"], "command": command}
     entry.update(hook)
     return {"matcher": matcher, "hooks": [entry]}
