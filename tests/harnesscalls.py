@@ -14,6 +14,7 @@ CALLS = {
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
     "goose": lambda cmd: {"event": "PreToolUse", "tool_name": "developer__shell", "tool_input": {"command": cmd}},
     "crush": lambda cmd: {"event": "PreToolUse", "tool_name": "bash", "tool_input": {"command": cmd}},
+    "kiro": lambda cmd: {"hook_event_name": "preToolUse", "tool_name": "execute_bash", "tool_input": {"command": cmd}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -25,9 +26,12 @@ WRITES = {
     "goose": lambda p: {"event": "PreToolUse", "tool_name": "developer__write",
                         "tool_input": {"path": p, "content": "x"}},
     "crush": lambda p: {"event": "PreToolUse", "tool_name": "write", "tool_input": {"file_path": p, "content": "x"}},
+    "kiro": lambda p: {"hook_event_name": "preToolUse", "tool_name": "fs_write",
+                       "tool_input": {"command": "create", "path": p, "file_text": "x"}},
 }
 # the key of each harness's post-call event in its payload (the others send none)
-EVENT_KEYS = {"claude": "hook_event_name", "codex": "hook_event_name", "gemini": "hook_event_name", "goose": "event"}
+EVENT_KEYS = {"claude": "hook_event_name", "codex": "hook_event_name", "gemini": "hook_event_name", "goose": "event",
+              "kiro": "hook_event_name"}
 
 
 def hook(repo, harness, payload, cwd=None):

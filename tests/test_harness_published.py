@@ -28,6 +28,13 @@ def _crush_commands(top):
     return {"PreToolUse": entries[0]["command"]}
 
 
+def _kiro_commands(top):
+    data = _json(top, ".kiro/agents/agentguard.json")
+    assert data["name"] == "agentguard" and data["tools"] == ["*"]
+    assert data["hooks"]["preToolUse"][0]["cache_ttl_seconds"] == 0  # never a cached allow
+    return {event: entries[0]["command"] for event, entries in data["hooks"].items()}
+
+
 # harness -> (its shell tool, its file-writing tool, the commands install wrote: {event: command},
 # {variable: value} the harness puts in the hook's environment)
 HARNESSES = {
@@ -36,6 +43,7 @@ HARNESSES = {
     "crush": ("bash", "write", _crush_commands,
               lambda top: {"CRUSH": "1", "AGENT": "crush", "CRUSH_EVENT": "PreToolUse", "CRUSH_CWD": top,
                            "CRUSH_PROJECT_DIR": top}),
+    "kiro": ("execute_bash", "fs_write", _kiro_commands, lambda top: {}),
 }
 NAMES = list(HARNESSES)
 
@@ -191,7 +199,8 @@ def _adapter_files(harness):
 GUARDED = [".agents/plugins/agentguard/hooks/hooks.json", ".agents/plugins/mine/plugin.json",
            ".config/goose/settings.json", "~/.config/goose/settings.json",
            "crush.json", ".crush.json", ".crushrc", "crushrc", ".crush/crush.json", "~/.config/crush/crush.json",
-           "~/.config/crush/crushrc"]
+           "~/.config/crush/crushrc", ".kiro/agents/agentguard.json", ".kiro/agents/mine.json",
+           ".kiro/settings/cli.json", "~/.kiro/settings/cli.json", "~/.kiro/agents/agentguard.json"]
 
 
 @pytest.mark.parametrize("path", GUARDED)
@@ -292,3 +301,27 @@ def test_hole_a_crush_sub_agent_call_is_seen_at_the_next_hooked_call(make_repo):
     said = refusal(s.before("bash", command="git push --no-verify origin HEAD:main"))
     assert "[rule: tool-outcome]" in said and ".git/hooks/pre-push" in said and "[rule: no-verify]" in said
     assert os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-push"))
+
+
+# -- Kiro CLI ----------------------------------------------------------------------------------------
+def test_kiro_agent_doctor_install_detection_and_uninstall(make_repo, tmp_path):
+    repo, _ = make_repo(install=False)
+    os.makedirs(os.path.join(repo.path, ".kiro", "steering"))  # a repository that uses Kiro
+    with open(os.path.join(repo.path, ".kiro", "steering", "product.md"), "w") as fh:
+        fh.write("# product\n")
+    before = snapshot(repo.path)
+    repo.agentguard("install")  # Kiro's sign: a plain install writes the agent
+    assert _json(repo.path, ".kiro/agents/agentguard.json")["name"] == "agentguard"
+    checks = doctor_checks(repo)
+    assert checks["adapters.kiro"]["status"] == "pass"
+    enabled = checks["adapters.kiro.enabled"]  # only the selected agent's hooks run
+    assert enabled["status"] == "warn" and "chat.defaultAgent agentguard" in enabled["fix"]
+    settings = tmp_path / "home" / ".kiro" / "settings"
+    settings.mkdir(parents=True)
+    (settings / "cli.json").write_text(json.dumps({"chat.defaultAgent": "agentguard"}))
+    assert doctor_checks(repo)["adapters.kiro.enabled"]["status"] == "pass"
+    os.unlink(settings / "cli.json")
+    repo.agentguard("uninstall")
+    after = snapshot(repo.path)
+    assert set(after) - set(before) <= {".git/agentguard", ".git/agentguard/lock"}
+    assert {k: v for k, v in after.items() if k in before} == before

@@ -161,6 +161,7 @@ READS = {
     "opencode": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
     "goose": {"tool_name": "developer__tree", "tool_input": {"path": ".git/hooks"}},
     "crush": {"tool_name": "view", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
+    "kiro": {"hook_event_name": "postToolUse", "tool_name": "fs_read", "tool_input": {"path": ".git/hooks/pre-commit"}},
 }
 
 
