@@ -14,6 +14,9 @@ CALLS = {
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
     "kilo": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
     "amp": lambda cmd: {"tool": "shell", "args": {"command": cmd}},  # as our plugin hands it over
+    "goose": lambda cmd: {"event": "PreToolUse", "tool_name": "developer__shell", "tool_input": {"command": cmd}},
+    "crush": lambda cmd: {"event": "PreToolUse", "tool_name": "bash", "tool_input": {"command": cmd}},
+    "kiro": lambda cmd: {"hook_event_name": "preToolUse", "tool_name": "execute_bash", "tool_input": {"command": cmd}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -24,27 +27,57 @@ WRITES = {
     "opencode": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
     "kilo": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
     "amp": lambda p: {"tool": "files", "args": {"paths": ["README.md", p]}},
+    "goose": lambda p: {"event": "PreToolUse", "tool_name": "developer__write",
+                        "tool_input": {"path": p, "content": "x"}},
+    "crush": lambda p: {"event": "PreToolUse", "tool_name": "write", "tool_input": {"file_path": p, "content": "x"}},
+    "kiro": lambda p: {"hook_event_name": "preToolUse", "tool_name": "fs_write",
+                       "tool_input": {"command": "create", "path": p, "file_text": "x"}},
 }
+# the key of each harness's post-call event in its payload (the others send none)
+EVENT_KEYS = {"claude": "hook_event_name", "codex": "hook_event_name", "gemini": "hook_event_name", "goose": "event",
+              "kiro": "hook_event_name"}
 
 
 def hook(repo, harness, payload, cwd=None):
     """Run the hook command exactly as install wrote it, through sh, with ``payload`` on stdin."""
-    data = json.dumps(dict(payload, cwd=cwd or repo.path))
+    from agentguard.hooks.harness.hook import PROTOCOLS
+    data = json.dumps(dict(payload, **{PROTOCOLS[harness].cwd: cwd or repo.path}))
     return subprocess.run(["sh", "-c", settingsfile.hook_command(harness)], cwd=cwd or repo.path, env=repo.env,
                           input=data, capture_output=True, text=True, timeout=60)
 
 
 def after_hook(repo, harness, payload, event=None, cwd=None):
     """Run the post-call hook command as install wrote it for ``event`` (default: the harness's first
-    post-call event), the payload as that harness sends it. Returns (process, what the model reads)."""
+    post-call event), the payload as that harness sends it. Returns (process, what the model reads).
+    A harness whose post hooks cannot speak (``Protocol.later``) is told at its next pre-call: then
+    the process and what the model reads are the next call's (an ordinary ``true``)."""
     from agentguard.hooks.harness.hook import PROTOCOLS
-    event = event or PROTOCOLS[harness].post[0]
-    payload = dict(payload, cwd=cwd or repo.path)
-    if harness in ("claude", "codex", "gemini"):
-        payload["hook_event_name"] = event
-    proc = subprocess.run(["sh", "-c", settingsfile.hook_command(harness, event)], cwd=cwd or repo.path, env=repo.env,
-                          input=json.dumps(payload), capture_output=True, text=True, timeout=60)
-    return proc, told(harness, event, proc)
+    protocol = PROTOCOLS[harness]
+    event = event or (protocol.post[0] if protocol.post else None)
+    if event is not None:
+        payload = dict(payload, **{protocol.cwd: cwd or repo.path})
+        if harness in EVENT_KEYS:
+            payload[EVENT_KEYS[harness]] = event
+        proc = subprocess.run(["sh", "-c", settingsfile.hook_command(harness, event)], cwd=cwd or repo.path,
+                              env=repo.env, input=json.dumps(payload), capture_output=True, text=True, timeout=60)
+        if not protocol.later:
+            return proc, told(harness, event, proc)
+        assert proc.returncode == 0 and not proc.stdout, (proc.returncode, proc.stdout, proc.stderr)
+    proc = hook(repo, harness, CALLS[harness]("true"), cwd=cwd)
+    return proc, told_later(harness, proc)
+
+
+def told_later(harness, proc):
+    """What a ``Protocol.later`` harness's next pre-call puts in front of the model ("" for nothing):
+    its note on an allowed call (exit 0), or the call's refusal (exit 2, the reason on stderr)."""
+    from agentguard.hooks.harness.hook import PROTOCOLS
+    if proc.returncode == 0:
+        if not proc.stdout.strip():
+            return ""
+        assert PROTOCOLS[harness].note is not None, proc.stdout
+        return json.loads(proc.stdout)["context"]
+    assert proc.returncode == 2, (proc.returncode, proc.stdout, proc.stderr)
+    return proc.stderr.strip()
 
 
 def told(harness, event, proc):

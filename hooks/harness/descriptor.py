@@ -9,7 +9,7 @@ class Protocol:
     its hooks answer."""
 
     def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None, post=(),
-                 tell=None, unmatched_shell=None, powershell=()):
+                 tell=None, unmatched_shell=None, powershell=(), cwd="cwd", later=False, note=None):
         self.tool = tool  # key of the tool's name
         self.args = args  # key of its arguments (a tuple: the first the payload has)
         self.shell = dict(shell, **(unmatched_shell or {}))  # tool -> argument holding the command
@@ -22,6 +22,13 @@ class Protocol:
         self.post = post  # the harness's post-call hook events, the default first (install hooks each)
         self.tell = tell  # (reason, event) -> (JSON for stdout, exit status) a post hook gives the
         # model; None: the reason on stderr, exit 2 (what a plugin of ours that runs the hook reads)
+        self.cwd = cwd  # key of the directory the call runs in
+        # ``later``: no post-call hook of the harness can tell the model anything (it has none, or they
+        # only observe): the after-check's report is told at the next pre-call, by ``note(reason)``
+        # (JSON for stdout or None, exit status: an answer that lets the call run) or, where the
+        # harness has no such answer, as that call's refusal. With no post events the next pre-call
+        # runs the after-check itself.
+        self.later, self.note = later, note
         # the tools a settings-file matcher names (``unmatched_shell``: payload names of command tools
         # the harness's matcher does not take, which the check still reads)
         self.matched = tuple(shell) + tuple(writes) + tuple(self.patches)

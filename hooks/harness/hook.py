@@ -81,7 +81,7 @@ def subjects(protocol, payload):
     if not isinstance(tool, str) or not isinstance(args, (dict, type(None))):
         raise ValueError("the payload names no tool")
     args = args or {}
-    cwd = _payload_cwd(payload)
+    cwd = _payload_cwd(payload, protocol)
     out: list = []
     if tool in protocol.reads:
         return out
@@ -162,13 +162,40 @@ def tool_call_block(harness, data):
             found = block
             break
     if payload.get(protocol.tool) not in protocol.reads:
-        record_snapshot(_payload_cwd(payload))
+        record_snapshot(_payload_cwd(payload, protocol))
     return found
 
 
-def _payload_cwd(payload):
-    cwd = payload.get("cwd") if isinstance(payload, dict) else None
+def _payload_cwd(payload, protocol):
+    cwd = payload.get(protocol.cwd) if isinstance(payload, dict) else None
     return cwd if isinstance(cwd, str) and os.path.isdir(cwd) else os.getcwd()
+
+
+# What a harness whose post-call hooks cannot speak (``Protocol.later``) is told with the after-check's
+# report, when the call it arrives with was allowed and the harness has no answer that lets it run.
+HELD = ("agentguard held this tool call back only to tell you the above: it did not run; make it again if it is "
+        "still needed.")
+
+
+def earlier(protocol, data):
+    """``Protocol.later``: what the after-checks since the last pre-call found (kept by ``after_main``;
+    with no post-call events, the after-check of the previous call runs now), "" for nothing."""
+    try:
+        payload = json.loads(data.decode("utf-8"))
+    except (ValueError, RecursionError):
+        return ""
+    if not isinstance(payload, dict) or payload.get(protocol.tool) in protocol.reads:
+        return ""
+    cwd = _payload_cwd(payload, protocol)
+    from ..outcome import later
+    told = later.take(cwd)
+    if not protocol.post:
+        from ..outcome.after import run
+        from ..outcome.report import UNCHANGED
+        report = run(cwd)
+        if report.decision != UNCHANGED:
+            told = "\n".join(t for t in (told, report.reason()) if t)
+    return told
 
 
 def _fallback(harness, data, why):
@@ -192,6 +219,8 @@ def main(harness, stdin=None, out=None, err=None):
         err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(PROTOCOLS)))
         return 2
     data = b""
+    protocol = PROTOCOLS[harness]
+    told = ""
 
     previous = _start_alarm()
     try:
@@ -200,6 +229,7 @@ def main(harness, stdin=None, out=None, err=None):
             from ..rules import Block
             block = Block("guard-error", "a tool call larger than %d bytes" % MAX_PAYLOAD)
         else:
+            told = earlier(protocol, data) if protocol.later else ""
             block = tool_call_block(harness, data)
     except _Timeout:
         block = _fallback(harness, data, "timed out after %d s" % TIMEOUT)
@@ -209,10 +239,18 @@ def main(harness, stdin=None, out=None, err=None):
         block = _fallback(harness, data, type(exc).__name__)
     finally:
         _stop_alarm(previous)
-    if block is None:
+    if block is None and not told:
         return 0
-    reason = block.reason()
-    deny = PROTOCOLS[harness].deny
+    if block is None and protocol.note is not None:
+        answer, status = protocol.note(told)
+        if answer is not None:
+            out.write(json.dumps(answer) + "\n")
+        else:
+            err.write(told + "\n")
+        return status
+    reason = block.reason() if block is not None else HELD
+    reason = told + "\n" + reason if told else reason
+    deny = protocol.deny
     answer, status = deny(reason) if deny is not None else (None, 2)
     if answer is not None:
         out.write(json.dumps(answer) + "\n")
@@ -248,8 +286,13 @@ def after_main(harness, stdin=None, out=None, err=None):
                 return 0
         from ..outcome.after import run
         from ..outcome.report import UNCHANGED
-        report = run(_payload_cwd(payload))
+        cwd = _payload_cwd(payload, protocol)
+        report = run(cwd)
         reason = "" if report.decision == UNCHANGED else report.reason()
+        if protocol.later:  # its post hook cannot speak: the next pre-call tells the model
+            from ..outcome import later
+            later.keep(cwd, reason)
+            return 0
     except _Timeout:
         reason = UNCHECKED.format("timed out after %d s" % TIMEOUT)
     except Exception as exc:  # a bug: never a traceback, never silence

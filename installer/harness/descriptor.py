@@ -13,10 +13,12 @@ class Settings:
     a team commits), ``local`` (the git-ignored one, where the harness has one), ``pre`` (the pre-call
     event; the post-call ones are the runtime protocol's), ``entry(timeout)`` (a hook entry without its
     command), ``pre_keys()`` (more keys of the pre-call entry, decided when install or the doctor runs:
-    what the harness's installed version takes). The matcher is the protocol's ``matched`` tools."""
+    what the harness's installed version takes). The matcher is the protocol's ``matched`` tools. ``flat``: an
+    event's list holds the hook entries themselves, each with its matcher (not matcher groups with a ``hooks``
+    list)."""
 
-    def __init__(self, rel, pre, entry, local=None, pre_keys=dict):
-        self.rel, self.pre, self.entry, self.local, self.pre_keys = rel, pre, entry, local, pre_keys
+    def __init__(self, rel, pre, entry, local=None, pre_keys=dict, flat=False):
+        self.rel, self.pre, self.entry, self.local, self.pre_keys, self.flat = rel, pre, entry, local, pre_keys, flat
 
 
 def loads(ctx):

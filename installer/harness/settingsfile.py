@@ -37,6 +37,8 @@ def _events(pre, harness):
 
 SETTINGS = {name: (spec.rel, _events(spec.pre, name), spec.entry(HOOK_TIMEOUT))
             for name, spec in ((name, registry.HARNESSES[name].settings) for name in SETTINGS_HARNESSES)}
+# the harnesses whose event lists hold the hook entries themselves (``descriptor.Settings.flat``)
+FLAT = tuple(name for name in SETTINGS_HARNESSES if registry.HARNESSES[name].settings.flat)
 
 
 # Where the entry goes when the adapters stay out of git (the default; ``install --shared`` writes
@@ -74,7 +76,10 @@ def settings_group(harness, event=None):
     event = event or pairs[0][0]
     matcher = dict(pairs)[event]
     hook = SETTINGS[harness][2]
-    entry = {"type": hook["type"], "command": hook_command(harness, _post(harness, event))}
+    command = hook_command(harness, _post(harness, event))
+    if harness in FLAT:
+        return dict({"matcher": matcher, "command": command}, **hook)
+    entry = {"type": hook["type"], "command": command}
     entry.update(hook)
     if event == pairs[0][0]:
         entry.update(registry.HARNESSES[harness].settings.pre_keys())
@@ -82,12 +87,13 @@ def settings_group(harness, event=None):
 
 
 def _is_ours(group, harness, event):
-    if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+    hooks = [group] if harness in FLAT else group.get("hooks") if isinstance(group, dict) else None
+    if not isinstance(hooks, list):
         return False
     post = _post(harness, event)
     tail = "' agentguard %s%s" % (harness, " " + post if post else "")
     return any(isinstance(h, dict) and isinstance(h.get("command"), str) and h["command"].endswith(tail)
-               and h["command"].startswith("sh -c '") for h in group["hooks"])
+               and h["command"].startswith("sh -c '") for h in hooks)
 
 
 def _load_settings(original, harness):
