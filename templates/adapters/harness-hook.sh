@@ -53,7 +53,5 @@ AGENTGUARD_CALL
 # an ANSI-C quoted word ($'\x67it') can spell anything: blocked as well
 [ "$?" -eq 1 ] && case $p in *"\$'"*) ;; *) exit 0 ;; esac
 r="agentguard: blocked this tool call because agentguard could not check it ($w) [rule: guard-error]. Instead: run agentguard doctor; agentguard install repairs it."
-# Copilot CLI shows the model a reason only from its JSON deny
-[ "$1" = copilot ] && echo "{\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"$r\"}"
-echo "$r" >&2
-exit 2
+# in each harness's own terms (its protocol's deny: exit 2 is allow for some)
+@DENY_ANSWER@
