@@ -12,6 +12,8 @@ CALLS = {
     "gemini": lambda cmd: {"tool_name": "run_shell_command", "tool_input": {"command": cmd}},
     "copilot": lambda cmd: {"toolName": "bash", "toolArgs": json.dumps({"command": cmd})},
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
+    "cline": lambda cmd: {"hookName": "tool_call", "tool_call": {"id": "c", "name": "run_commands",
+                                                                 "input": {"commands": [cmd]}}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -20,7 +22,29 @@ WRITES = {
     "gemini": lambda p: {"tool_name": "write_file", "tool_input": {"file_path": p, "content": "x"}},
     "copilot": lambda p: {"toolName": "create", "toolArgs": {"path": p, "file_text": "x"}},
     "opencode": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
+    "cline": lambda p: {"hookName": "tool_call", "tool_call": {"id": "c", "name": "editor",
+                                                               "input": {"path": p, "new_text": "x"}}},
 }
+
+
+def cline_refusal(proc):
+    """What Cline makes of its hook's answer: (refused, what the model or the user reads). Exit status
+    is never read; a command swapped for one that prints why and fails, an edit swapped for one that
+    cannot be written with why as hook context, or the task cancelled."""
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    if not proc.stdout.strip():
+        return False, ""
+    data = json.loads(proc.stdout)
+    if data.get("cancel") is True:
+        return True, data["errorMessage"]
+    override = data["overrideInput"]
+    if "commands" in override:
+        command = override["commands"][0]
+        ran = subprocess.run(["sh", "-c", command], capture_output=True, text=True)
+        assert ran.returncode == 1, command
+        return True, ran.stdout
+    assert override["path"].startswith("/dev/null/") or "Begin Patch" not in override["input"], override
+    return True, data["contextModification"]
 
 
 def hook(repo, harness, payload, cwd=None):
@@ -55,6 +79,9 @@ def told(harness, event, proc):
     if not proc.stdout.strip():
         return ""
     data = json.loads(proc.stdout)
+    if harness == "cline":
+        assert set(data) == {"contextModification"}
+        return data["contextModification"]
     if harness == "copilot":
         assert set(data) == {"additionalContext"}
         return data["additionalContext"]

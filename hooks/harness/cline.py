@@ -7,8 +7,9 @@ From the shipped code of ``cline`` 3.0.65 (``@cline/core`` 0.0.86 dist/index.js,
   ``--hooks-dir``, ``CLINE_HOOKS_DIR``), ``<workspace>/.clinerules/hooks`` and ``<workspace>/.cline/hooks``;
   each file named after its event (any case, an optional extension) runs, in path order, with the
   interpreter its ``#!`` names, the payload as JSON on stdin.
-- the payload: ``{hookName: "tool_call" | "tool_result", workspaceRoots: [cwd], tool_call: {name,
-  input}, preToolUse: {toolName, parameters}, ...}`` (``parameters`` has every value that is not text
+- the payload: ``{hookName: "tool_call", workspaceRoots: [cwd], tool_call: {name, input}, preToolUse:
+  {toolName, parameters}, ...}``; after the call ``hookName: "tool_result"``, ``tool_result: {name,
+  input, output}`` (tests/harness/payloads/cline-*.json) (``parameters`` has every value that is not text
   JSON-encoded: the call is read from ``tool_call``). ``run_commands`` takes its commands in many
   shapes (a string, a list, ``{commands}``, ``{command}``, ``{cmd}``, ``{command, args}`` run without a
   shell) and runs each on its own, in parallel.
@@ -58,25 +59,25 @@ def load(payload):
     ``hook_event_name``."""
     if not isinstance(payload, dict):
         return payload
-    call = payload.get("tool_call") if isinstance(payload.get("tool_call"), dict) else {}
+    call = payload.get("tool_call", payload.get("tool_result"))  # PostToolUse: tool_result {name, input, output}
+    call = call if isinstance(call, dict) else {}
     roots = payload.get("workspaceRoots")
     tool, args = call.get("name"), call.get("input")
     if tool == "run_commands":
         args = {"commands": _commands(args)}
     elif tool == "apply_patch" and isinstance(args, str):
         args = {"input": args}
-    flat = {"toolName": tool, "input": args, "hook_event_name": EVENTS.get(payload.get("hookName"))}
+    flat = {"toolName": tool, "input": args, "hook_event_name": EVENTS.get(str(payload.get("hookName")))}
     if isinstance(roots, list) and roots and isinstance(roots[0], str):
         flat["cwd"] = roots[0]
     return flat
 
 
 def said(reason):
-    """The reason as one shell word any shell reads the same (sh, bash, zsh, fish, PowerShell): in
-    single quotes, without the characters that could end or escape them. The reason names the call,
-    which is untrusted text."""
-    text = "".join(" " if ord(c) < 32 or c == "\x7f" else c for c in reason)
-    return "'%s'" % text.replace("'", "\u2019").replace("\\", "/")
+    """The reason as one word for the shell ``run_commands`` runs (/bin/bash on POSIX: ``G2`` in
+    ``@cline/shared``): single-quoted. The reason names the call, which is untrusted text."""
+    import shlex
+    return shlex.quote(reason)
 
 
 def cancel(reason):
@@ -88,7 +89,7 @@ def refuse(reason, payload):
     """This call refused, the task going on: its input swapped for one that fails, telling why."""
     tool = payload.get("toolName")
     if tool == "run_commands":
-        return {"overrideInput": {"commands": ["echo %s; exit 1" % said(reason)]}}, 0
+        return {"overrideInput": {"commands": ["printf '%%s\\n' %s; exit 1" % said(reason)]}}, 0
     if tool == "editor":
         return {"overrideInput": {"path": REFUSED_EDIT, "new_text": ""}, "contextModification": reason}, 0
     if tool == "apply_patch":
@@ -99,7 +100,8 @@ def refuse(reason, payload):
 PROTOCOL = Protocol("toolName", "input", {"run_commands": "commands"}, {"editor": ("path",)},
                     patches={"apply_patch": "input"},
                     reads=("read_files", "search_codebase", "fetch_web_content", "ask_question", "submit_and_exit"),
-                    load=load, lists=("run_commands",), refuse=refuse, deny=cancel, post=("PostToolUse",),
+                    load=load, lists=("run_commands",), refuse=refuse, deny=cancel, exit_blocks=False,
+                    post=("PostToolUse",),
                     tell=lambda reason, event: ({"contextModification": reason}, 0))
 
 

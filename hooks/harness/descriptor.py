@@ -9,7 +9,7 @@ class Protocol:
     its hooks answer."""
 
     def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None, post=(),
-                 tell=None, unmatched_shell=None, load=None, lists=(), refuse=None):
+                 tell=None, unmatched_shell=None, load=None, lists=(), refuse=None, exit_blocks=True):
         self.tool = tool  # key of the tool's name
         self.args = args  # key of its arguments
         self.shell = dict(shell, **(unmatched_shell or {}))  # tool -> argument holding the command
@@ -30,6 +30,7 @@ class Protocol:
         # (reason, payload) -> (JSON for stdout or None, exit status): a refusal that depends on the call
         # (its tool, its arguments), where ``deny`` is the one for a call that could not be read
         self.refuse = refuse
+        self.exit_blocks = exit_blocks  # exit status 2 blocks (False: only ``deny``'s answer does)
 
 
 def context(reason, event):

@@ -53,5 +53,8 @@ AGENTGUARD_CALL
 # an ANSI-C quoted word ($'\x67it') can spell anything: blocked as well
 [ "$?" -eq 1 ] && case $p in *"\$'"*) ;; *) exit 0 ;; esac
 r="agentguard: blocked this tool call because agentguard could not check it ($w) [rule: guard-error]. Instead: run agentguard doctor; agentguard install repairs it."
-# in each harness's own terms (its protocol's deny: exit 2 is allow for some)
-@DENY_ANSWER@
+# in each harness's own terms: exit 2 and the reason on stderr, with its JSON deny where it has one
+# that goes with exit 2 (Copilot CLI shows the model a reason only from it); where exit 2 is no block, its deny
+@FALLBACK_ANSWER@
+echo "$r" >&2
+exit 2
