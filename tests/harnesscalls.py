@@ -14,6 +14,8 @@ CALLS = {
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
     "cline": lambda cmd: {"hookName": "tool_call", "tool_call": {"id": "c", "name": "run_commands",
                                                                  "input": {"commands": [cmd]}}},
+    "windsurf": lambda cmd: {"agent_action_name": "pre_run_command", "tool_info": {"command_line": cmd}},
+    "cursor": lambda cmd: {"hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": cmd}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -24,6 +26,10 @@ WRITES = {
     "opencode": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
     "cline": lambda p: {"hookName": "tool_call", "tool_call": {"id": "c", "name": "editor",
                                                                "input": {"path": p, "new_text": "x"}}},
+    "windsurf": lambda p: {"agent_action_name": "pre_write_code",
+                           "tool_info": {"file_path": p, "edits": [{"old_string": "", "new_string": "x"}]}},
+    "cursor": lambda p: {"hook_event_name": "preToolUse", "tool_name": "Write",
+                         "tool_input": {"file_path": p, "content": "x"}},
 }
 
 
@@ -72,7 +78,8 @@ def told(harness, event, proc):
     Claude Code, Codex, Gemini CLI: additionalContext for the same event, exit 0 (exit 2 or a block
     would replace the tool's output or show the hook command); Copilot CLI: additionalContext;
     OpenCode: our plugin appends stderr on exit 2."""
-    if harness == "opencode":
+    from agentguard.hooks.harness.hook import PROTOCOLS
+    if PROTOCOLS[harness].tell is None:  # the reason on stderr with exit 2 (OpenCode: our plugin reads it)
         assert proc.returncode in (0, 2) and not proc.stdout, (proc.returncode, proc.stdout, proc.stderr)
         return proc.stderr.strip() if proc.returncode == 2 else ""
     assert proc.returncode == 0, (harness, proc.returncode, proc.stderr)
@@ -82,6 +89,9 @@ def told(harness, event, proc):
     if harness == "cline":
         assert set(data) == {"contextModification"}
         return data["contextModification"]
+    if harness == "cursor":
+        assert set(data) == {"additional_context"}
+        return data["additional_context"]
     if harness == "copilot":
         assert set(data) == {"additionalContext"}
         return data["additionalContext"]

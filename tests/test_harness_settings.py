@@ -42,6 +42,8 @@ def test_hook_blocks_with_exit_2_and_allows_with_0(guarded, harness):
             assert json.loads(proc.stdout)["permissionDecision"] == "deny"
         elif said and harness == "gemini":
             assert json.loads(proc.stdout)["decision"] == "deny"
+        elif said and harness == "cursor":
+            assert said in json.loads(proc.stdout)["agent_message"]
     assert (repo.rev("main"), bare.rev("main")) == before
 
 
@@ -168,6 +170,8 @@ READS = {
     "copilot": {"toolName": "view", "toolArgs": {"path": ".git/hooks/pre-commit"}},
     "opencode": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
     "cline": {"hookName": "tool_result", "tool_call": {"name": "read_files", "input": {"files": [{"path": "x"}]}}},
+    "windsurf": {"agent_action_name": "post_read_code", "tool_info": {"file_path": ".git/hooks/pre-commit"}},
+    "cursor": {"hook_event_name": "postToolUse", "tool_name": "Read", "tool_input": {"file_path": ".git/config"}},
 }
 
 
@@ -286,6 +290,8 @@ EXISTING = {
                          "Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}]}},
     "codex": {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}},
     "gemini": {"ui": {"theme": "GitHub"}, "hooks": {}},
+    "windsurf": {"hooks": {"post_write_code": [{"command": "./format.sh", "show_output": True}]}},
+    "cursor": {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "stop": [{"command": "x"}]}},
 }
 
 
@@ -465,8 +471,8 @@ def test_a_plain_install_sets_up_the_harnesses_in_use(make_repo, tmp_path):
     assert not os.path.exists(os.path.join(repo.path, ".gemini"))
     repo.agentguard("install", "--harness", "all")
     assert os.path.exists(os.path.join(repo.path, ".gemini", "settings.json"))
-    bad = repo.agentguard("install", "--harness", "claude,cursor", check=False)
-    assert bad.returncode != 0 and "unknown harness 'cursor'" in bad.stderr
+    bad = repo.agentguard("install", "--harness", "claude,nonesuch", check=False)
+    assert bad.returncode != 0 and "unknown harness 'nonesuch'" in bad.stderr
 
 
 # -- the guard's files -------------------------------------------------------------------------------

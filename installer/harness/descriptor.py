@@ -12,10 +12,13 @@ class Settings:
     """The settings file a harness's hook entries are merged into: ``rel`` (in the work tree, the one
     a team commits), ``local`` (the git-ignored one, where the harness has one), ``pre`` (the pre-call
     event; the post-call ones are the runtime protocol's), ``entry(timeout)`` (a hook entry without its
-    command). The matcher is the protocol's ``matched`` tools."""
+    command). The matcher is the protocol's ``matched`` tools. ``also_pre``: more pre-call events (the
+    same check). ``flat``: the harness lists the entries themselves under each event, with no matcher
+    group around them. ``defaults``: the keys a file install creates starts with (``{"version": 1}``)."""
 
-    def __init__(self, rel, pre, entry, local=None):
+    def __init__(self, rel, pre, entry, local=None, also_pre=(), flat=False, defaults=None):
         self.rel, self.pre, self.entry, self.local = rel, pre, entry, local
+        self.also_pre, self.flat, self.defaults = also_pre, flat, defaults or {}
 
 
 def loads(ctx):

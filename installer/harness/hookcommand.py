@@ -80,7 +80,7 @@ def hook_command(harness, event=None):
     tools pass, nothing is said after a call, and every other call is refused in the harness's own
     terms with one message that says how to install it (exit 1 would be *allow* in Claude Code,
     Codex and Gemini CLI)."""
-    assert event is None or re.match(r"^[A-Za-z.]+$", event)
+    assert event is None or re.match(r"^[A-Za-z._]+$", event)
     protocol = PROTOCOLS[harness]
     reads = "|".join(re.escape(t) for t in protocol.reads)
     answer, status = protocol.deny("$r") if protocol.deny is not None else (None, 2)
