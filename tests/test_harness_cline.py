@@ -141,3 +141,14 @@ def test_install_doctor_and_uninstall(make_repo, tmp_path):
     after = snapshot(repo.path)
     assert {k: v for k, v in after.items() if k in before} == before
     assert not [k for k in after if k.startswith(".clinerules/hooks/") and k not in before]
+
+
+def test_install_leaves_a_hook_file_of_the_users_alone(make_repo):
+    repo, _ = make_repo(install=False)
+    os.makedirs(os.path.join(repo.path, ".clinerules", "hooks"))
+    mine = os.path.join(repo.path, ".clinerules", "hooks", "PreToolUse")
+    with open(mine, "w") as fh:
+        fh.write("#!/bin/sh\necho '{}'\n")
+    proc = repo.agentguard("install", "--harness", "cline", check=False)
+    assert proc.returncode != 0 and ".clinerules/hooks/PreToolUse already exists" in proc.stderr, proc.stderr
+    assert open(mine).read() == "#!/bin/sh\necho '{}'\n"
