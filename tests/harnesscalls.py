@@ -17,6 +17,10 @@ CALLS = {
     "goose": lambda cmd: {"event": "PreToolUse", "tool_name": "developer__shell", "tool_input": {"command": cmd}},
     "crush": lambda cmd: {"event": "PreToolUse", "tool_name": "bash", "tool_input": {"command": cmd}},
     "kiro": lambda cmd: {"hook_event_name": "preToolUse", "tool_name": "execute_bash", "tool_input": {"command": cmd}},
+    "cline": lambda cmd: {"hookName": "tool_call", "tool_call": {"id": "c", "name": "run_commands",
+                                                                 "input": {"commands": [cmd]}}},
+    "windsurf": lambda cmd: {"agent_action_name": "pre_run_command", "tool_info": {"command_line": cmd}},
+    "cursor": lambda cmd: {"hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": cmd}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -32,10 +36,36 @@ WRITES = {
     "crush": lambda p: {"event": "PreToolUse", "tool_name": "write", "tool_input": {"file_path": p, "content": "x"}},
     "kiro": lambda p: {"hook_event_name": "preToolUse", "tool_name": "fs_write",
                        "tool_input": {"command": "create", "path": p, "file_text": "x"}},
+    "cline": lambda p: {"hookName": "tool_call", "tool_call": {"id": "c", "name": "editor",
+                                                               "input": {"path": p, "new_text": "x"}}},
+    "windsurf": lambda p: {"agent_action_name": "pre_write_code",
+                           "tool_info": {"file_path": p, "edits": [{"old_string": "", "new_string": "x"}]}},
+    "cursor": lambda p: {"hook_event_name": "preToolUse", "tool_name": "Write",
+                         "tool_input": {"file_path": p, "content": "x"}},
 }
 # the key of each harness's post-call event in its payload (the others send none)
 EVENT_KEYS = {"claude": "hook_event_name", "codex": "hook_event_name", "gemini": "hook_event_name", "goose": "event",
               "kiro": "hook_event_name"}
+
+
+def cline_refusal(proc):
+    """What Cline makes of its hook's answer: (refused, what the model or the user reads). Exit status
+    is never read; a command swapped for one that prints why and fails, an edit swapped for one that
+    cannot be written with why as hook context, or the task cancelled."""
+    assert proc.returncode == 0, (proc.returncode, proc.stderr)
+    if not proc.stdout.strip():
+        return False, ""
+    data = json.loads(proc.stdout)
+    if data.get("cancel") is True:
+        return True, data["errorMessage"]
+    override = data["overrideInput"]
+    if "commands" in override:
+        command = override["commands"][0]
+        ran = subprocess.run(["sh", "-c", command], capture_output=True, text=True)
+        assert ran.returncode == 1, command
+        return True, ran.stdout
+    assert override["path"].startswith("/dev/null/") or "Begin Patch" not in override["input"], override
+    return True, data["contextModification"]
 
 
 def hook(repo, harness, payload, cwd=None):
@@ -86,13 +116,19 @@ def told(harness, event, proc):
     would replace the tool's output or show the hook command); Copilot CLI: additionalContext;
     OpenCode, Kilo Code: our plugin appends stderr on exit 2."""
     from agentguard.hooks.harness.hook import PROTOCOLS
-    if PROTOCOLS[harness].tell is None:
+    if PROTOCOLS[harness].tell is None:  # the reason on stderr with exit 2 (OpenCode, Kilo: our plugin reads it)
         assert proc.returncode in (0, 2) and not proc.stdout, (proc.returncode, proc.stdout, proc.stderr)
         return proc.stderr.strip() if proc.returncode == 2 else ""
     assert proc.returncode == 0, (harness, proc.returncode, proc.stderr)
     if not proc.stdout.strip():
         return ""
     data = json.loads(proc.stdout)
+    if harness == "cline":
+        assert set(data) == {"contextModification"}
+        return data["contextModification"]
+    if harness == "cursor":
+        assert set(data) == {"additional_context"}
+        return data["additional_context"]
     if harness == "copilot":
         assert set(data) == {"additionalContext"}
         return data["additionalContext"]

@@ -20,7 +20,7 @@ from fakeserver import Result as Outcome  # noqa: E402
 from tamper import DELETED, deleting  # noqa: E402
 from helpers import need, replace_in_file  # noqa: E402
 
-HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot", "kilo")
+HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot", "kilo", "cline")
 pytestmark = pytest.mark.slow
 
 
@@ -185,6 +185,9 @@ def test_a_missing_runtime_blocks_git_and_lets_the_rest_run(guarded, name):
     result = run_harness(name, repo, [("shell", "git push --no-verify origin feat:main"),
                                       ("shell", "echo ok > ran.txt")])
     assert bare.rev("main") != repo.rev("feat")
+    if name == "cline":  # its one answer for any call (the hook cannot read it): the task stops, unexplained
+        assert '"type":"run_aborted"' in result.stdout and not result.tool_results, result.stdout[-3000:]
+        return
     assert "[rule: guard-error]" in result.tool_results[0], result.tool_results
     assert os.path.exists(os.path.join(repo.path, "ran.txt")), result.tool_results
     # after the call that ran, the model reads that the guard went unchecked
@@ -199,6 +202,9 @@ def drop_after_entries(name, repo):
     if plugin:
         replace_in_file(os.path.join(repo.path, plugin, "plugins", "agentguard.js"),
                         '"tool.execute.after"', '"tool.execute.unused"')
+        return
+    if name == "cline":  # its hook files, one per event
+        os.unlink(os.path.join(repo.path, ".clinerules", "hooks", "PostToolUse"))
         return
     rel = {"claude": ".claude/settings.local.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
            "copilot": ".github/hooks/agentguard.json"}[name]

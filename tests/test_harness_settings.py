@@ -15,7 +15,7 @@ import pytest
 from agentguard.installer.harness import settingsfile, hookcommand
 from agentguard.installer.harness import codex, copilot
 from agentguard.hooks.harness.hook import PROTOCOLS
-from harnesscalls import CALLS, WRITES, after_hook, hook
+from harnesscalls import CALLS, WRITES, after_hook, cline_refusal, hook
 from helpers import need, snapshot, doctor_checks
 
 @pytest.mark.parametrize("harness", settingsfile.NAMES)
@@ -30,6 +30,10 @@ def test_hook_blocks_with_exit_2_and_allows_with_0(guarded, harness):
              (WRITES[harness]("src/app.py"), 0, "")]
     for payload, code, said in cases:
         proc = hook(repo, harness, payload)
+        if harness == "cline":  # never by exit status: by what it swaps the call for, or a cancel
+            refused, text = cline_refusal(proc)
+            assert refused == (code == 2) and said in text and text.strip() == proc.stderr.strip(), proc.stdout
+            continue
         assert proc.returncode == (0 if harness == "claude" else code), (payload, proc.stdout, proc.stderr)
         assert said in proc.stderr
         if said and harness == "claude":  # its JSON deny (exit 0), so the model is not shown the hook command
@@ -39,6 +43,8 @@ def test_hook_blocks_with_exit_2_and_allows_with_0(guarded, harness):
             assert json.loads(proc.stdout)["permissionDecision"] == "deny"
         elif said and harness == "gemini":
             assert json.loads(proc.stdout)["decision"] == "deny"
+        elif said and harness == "cursor":
+            assert said in json.loads(proc.stdout)["agent_message"]
     assert (repo.rev("main"), bare.rev("main")) == before
 
 
@@ -61,6 +67,14 @@ def break_runtime(repo, broken):
         os.chmod(check, 0o755)
 
 
+def blocked(harness, proc):
+    """(refused, the reason given) of a pre-call hook's answer: exit 2 and stderr, or Cline's answer."""
+    if harness == "cline":
+        return cline_refusal(proc)
+    assert proc.returncode in (0, 2), (harness, proc.returncode, proc.stderr)
+    return proc.returncode == 2, proc.stderr
+
+
 @pytest.mark.parametrize("broken", ["missing", "crashing", "silent"])
 def test_a_broken_runtime_blocks_git_and_lets_the_rest_run(guarded, broken):
     """Exit 1 means allow to three of these harnesses: a runtime that is gone or fails must not
@@ -69,19 +83,16 @@ def test_a_broken_runtime_blocks_git_and_lets_the_rest_run(guarded, broken):
     break_runtime(repo, broken)
     before = (repo.rev("main"), bare.rev("main"))
     for harness in settingsfile.NAMES:
-        proc = hook(repo, harness, CALLS[harness]("git push origin HEAD:main"))
-        assert proc.returncode == 2 and "[rule: guard-error]" in proc.stderr, (harness, proc.stderr)
-        proc = hook(repo, harness, WRITES[harness](".git/hooks/pre-push"))
-        assert proc.returncode == 2, harness
+        refused, said = blocked(harness, hook(repo, harness, CALLS[harness]("git push origin HEAD:main")))
+        assert refused and "[rule: guard-error]" in said, (harness, said)
+        assert blocked(harness, hook(repo, harness, WRITES[harness](".git/hooks/pre-push")))[0], harness
         # quotes and backslashes hide git from a pattern, not from the shell (#26)
         for disguised in ("g''it push origin HEAD:main", "g\\it push origin HEAD:main",
                           "$'\\x67it' push origin HEAD:main"):
-            proc = hook(repo, harness, CALLS[harness](disguised))
-            assert proc.returncode == 2 and "[rule: guard-error]" in proc.stderr, (harness, disguised, proc.stderr)
-        proc = hook(repo, harness, CALLS[harness]("ls -la"))
-        assert proc.returncode == 0, (harness, proc.stderr)
-        proc = hook(repo, harness, CALLS[harness]("echo \"it's done\""))
-        assert proc.returncode == 0, (harness, proc.stderr)
+            refused, said = blocked(harness, hook(repo, harness, CALLS[harness](disguised)))
+            assert refused and "[rule: guard-error]" in said, (harness, disguised, said)
+        assert not blocked(harness, hook(repo, harness, CALLS[harness]("ls -la")))[0], harness
+        assert not blocked(harness, hook(repo, harness, CALLS[harness]("echo \"it's done\"")))[0], harness
     assert (repo.rev("main"), bare.rev("main")) == before
 
 
@@ -164,6 +175,9 @@ READS = {
     "goose": {"tool_name": "developer__tree", "tool_input": {"path": ".git/hooks"}},
     "crush": {"tool_name": "view", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
     "kiro": {"hook_event_name": "postToolUse", "tool_name": "fs_read", "tool_input": {"path": ".git/hooks/pre-commit"}},
+    "cline": {"hookName": "tool_result", "tool_call": {"name": "read_files", "input": {"files": [{"path": "x"}]}}},
+    "windsurf": {"agent_action_name": "post_read_code", "tool_info": {"file_path": ".git/hooks/pre-commit"}},
+    "cursor": {"hook_event_name": "postToolUse", "tool_name": "Read", "tool_input": {"file_path": ".git/config"}},
 }
 
 
@@ -286,6 +300,8 @@ EXISTING = {
     "gemini": {"ui": {"theme": "GitHub"}, "hooks": {}},
     "crush": {"$schema": "https://charm.land/crush.json", "options": {"debug": False},
               "hooks": {"PreToolUse": [{"matcher": "^bash$", "command": "./no-haskell.sh"}]}},
+    "windsurf": {"hooks": {"post_write_code": [{"command": "./format.sh", "show_output": True}]}},
+    "cursor": {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "stop": [{"command": "x"}]}},
 }
 
 
@@ -465,8 +481,8 @@ def test_a_plain_install_sets_up_the_harnesses_in_use(make_repo, tmp_path):
     assert not os.path.exists(os.path.join(repo.path, ".gemini"))
     repo.agentguard("install", "--harness", "all")
     assert os.path.exists(os.path.join(repo.path, ".gemini", "settings.json"))
-    bad = repo.agentguard("install", "--harness", "claude,cursor", check=False)
-    assert bad.returncode != 0 and "unknown harness 'cursor'" in bad.stderr
+    bad = repo.agentguard("install", "--harness", "claude,nonesuch", check=False)
+    assert bad.returncode != 0 and "unknown harness 'nonesuch'" in bad.stderr
 
 
 # -- the guard's files -------------------------------------------------------------------------------

@@ -9,7 +9,8 @@ class Protocol:
     its hooks answer."""
 
     def __init__(self, tool, args, shell, writes, patches=None, reads=(), workdir=None, deny=None, post=(),
-                 tell=None, unmatched_shell=None, powershell=(), cwd="cwd", later=False, note=None):
+                 tell=None, unmatched_shell=None, powershell=(), cwd="cwd", later=False, note=None, load=None,
+                 lists=(), refuse=None, exit_blocks=True):
         self.tool = tool  # key of the tool's name
         self.args = args  # key of its arguments (a tuple: the first the payload has)
         self.shell = dict(shell, **(unmatched_shell or {}))  # tool -> argument holding the command
@@ -32,6 +33,13 @@ class Protocol:
         # the tools a settings-file matcher names (``unmatched_shell``: payload names of command tools
         # the harness's matcher does not take, which the check still reads)
         self.matched = tuple(shell) + tuple(writes) + tuple(self.patches)
+        # the payload as read, turned into the flat shape the keys above name (None: it is that shape)
+        self.load = load
+        self.lists = lists  # shell tools whose argument is a list of commands, each run on its own
+        # (reason, payload) -> (JSON for stdout or None, exit status): a refusal that depends on the call
+        # (its tool, its arguments), where ``deny`` is the one for a call that could not be read
+        self.refuse = refuse
+        self.exit_blocks = exit_blocks  # exit status 2 blocks (False: only ``deny``'s answer does)
 
 
 def context(reason, event):

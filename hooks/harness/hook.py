@@ -70,6 +70,12 @@ def _stop_alarm(previous):
     signal.signal(signal.SIGALRM, previous)
 
 
+def load(protocol, data):
+    """The payload in ``data`` (bytes), in the flat shape ``protocol`` names (``Protocol.load``)."""
+    payload = json.loads(data.decode("utf-8"))
+    return protocol.load(payload) if protocol.load is not None else payload
+
+
 def subjects(protocol, payload):
     """[("command" | "powershell" | "write", text, cwd)] that the tool call in ``payload`` would run or write."""
     if not isinstance(payload, dict):
@@ -90,7 +96,8 @@ def subjects(protocol, payload):
         kind = "powershell" if tool in protocol.powershell else "command"
         for key in keys:
             if key in args:
-                out.append((kind, _command_text(args[key]), _workdir(protocol, tool, args, cwd)))
+                texts = args[key] if tool in protocol.lists and isinstance(args[key], list) else [args[key]]
+                out.extend((kind, _command_text(text), _workdir(protocol, tool, args, cwd)) for text in texts)
     for key in protocol.writes.get(tool, ()):
         if key in args:  # a path, or a list of paths (a plugin's tool call that changes several files)
             paths = args[key] if isinstance(args[key], list) else [args[key]]
@@ -136,8 +143,8 @@ def call_text(harness, data):
     else all of it (the session's own paths, ``cwd`` and ``transcript_path``, name no call's intent:
     ``~/.claude/projects/...`` must not block every call when the runtime fails)."""
     try:
-        payload = json.loads(data.decode("utf-8"))
         protocol = PROTOCOLS[harness]
+        payload = load(protocol, data)
         tool, args = payload[protocol.tool], _args(protocol, payload)
         if isinstance(tool, str) and isinstance(args, (dict, str, type(None))):
             return json.dumps([tool, args], ensure_ascii=False)
@@ -151,7 +158,7 @@ def tool_call_block(harness, data):
     decision, the after-check's snapshot of the repository the call runs in."""
     from ..analyser.decision import analyse, record_snapshot
     protocol = PROTOCOLS[harness]
-    payload = json.loads(data.decode("utf-8"))
+    payload = load(protocol, data)
     found = None
     for kind, text, cwd in subjects(protocol, payload):
         block = analyse(write=text, cwd=cwd) if kind == "write" else analyse(command=text, cwd=cwd)
@@ -205,7 +212,7 @@ def _fallback(harness, data, why):
     from ..analyser.constructs import INVOLVES, could_involve, names_git
     from ..rules import Block
     try:
-        found = subjects(PROTOCOLS[harness], json.loads(data.decode("utf-8")))
+        found = subjects(PROTOCOLS[harness], load(PROTOCOLS[harness], data))
         risky = any(INVOLVES.search(text) if kind == "write" else could_involve(text) for kind, text, _ in found)
     except Exception:  # not the payload a harness sends (or cut short): all of it, as text
         risky = names_git(call_text(harness, data))
@@ -250,8 +257,12 @@ def main(harness, stdin=None, out=None, err=None):
         return status
     reason = block.reason() if block is not None else HELD
     reason = told + "\n" + reason if told else reason
-    deny = protocol.deny
-    answer, status = deny(reason) if deny is not None else (None, 2)
+    answer, status = protocol.deny(reason) if protocol.deny is not None else (None, 2)
+    if protocol.refuse is not None:
+        try:
+            answer, status = protocol.refuse(reason, load(protocol, data))
+        except Exception:  # a payload that could not be read: the answer to any call (``deny``)
+            pass
     if answer is not None:
         out.write(json.dumps(answer) + "\n")
     err.write(reason + "\n")
@@ -276,8 +287,8 @@ def after_main(harness, stdin=None, out=None, err=None):
     try:
         data = stdin.read(MAX_PAYLOAD + 1)
         try:
-            payload = json.loads(data.decode("utf-8")) if len(data) <= MAX_PAYLOAD else None
-        except (ValueError, RecursionError):  # not UTF-8, not JSON, nested too deeply
+            payload = load(protocol, data) if len(data) <= MAX_PAYLOAD else None
+        except (ValueError, RecursionError, LookupError, TypeError, AttributeError):  # not UTF-8, not JSON, too deep
             payload = None
         if isinstance(payload, dict):
             if payload.get("hook_event_name") in protocol.post:

@@ -1,5 +1,6 @@
 """Crush at install time: its hook entry in ``.crush/crush.json`` (``crush.json`` when shared); Crush
 runs project hooks with no trust prompt and has no switch that turns them off."""
+from ...hooks.harness.crush import PROTOCOL
 from .descriptor import Install, Settings
 
 
@@ -8,7 +9,9 @@ def enabled(ctx):
             "no post-call event, so each call's after-check runs at the next call", None)
 
 
+def entries(timeout):
+    return {"PreToolUse": {"matcher": "|".join(PROTOCOL.matched), "name": "agentguard", "timeout": timeout}}
+
+
 HARNESS = Install("crush", enabled=enabled,
-                  settings=Settings("crush.json", "PreToolUse", lambda timeout: {"name": "agentguard",
-                                                                                 "timeout": timeout},
-                                    local=".crush/crush.json", flat=True))
+                  settings=Settings("crush.json", "PreToolUse", entries, local=".crush/crush.json", flat=True))

@@ -13,12 +13,14 @@ class Settings:
     a team commits), ``local`` (the git-ignored one, where the harness has one), ``pre`` (the pre-call
     event; the post-call ones are the runtime protocol's), ``entry(timeout)`` (a hook entry without its
     command), ``pre_keys()`` (more keys of the pre-call entry, decided when install or the doctor runs:
-    what the harness's installed version takes). The matcher is the protocol's ``matched`` tools. ``flat``: an
-    event's list holds the hook entries themselves, each with its matcher (not matcher groups with a ``hooks``
-    list)."""
+    what the harness's installed version takes). The matcher is the protocol's ``matched`` tools. ``also_pre``:
+    more pre-call events (the same check). ``flat``: the harness lists the entries themselves under each event,
+    with no matcher group around them; ``entry(timeout)`` then gives each event's keys (a matcher among them).
+    ``defaults``: the keys a file install creates starts with (``{"version": 1}``)."""
 
-    def __init__(self, rel, pre, entry, local=None, pre_keys=dict, flat=False):
-        self.rel, self.pre, self.entry, self.local, self.pre_keys, self.flat = rel, pre, entry, local, pre_keys, flat
+    def __init__(self, rel, pre, entry, local=None, pre_keys=dict, also_pre=(), flat=False, defaults=None):
+        self.rel, self.pre, self.entry, self.local, self.pre_keys = rel, pre, entry, local, pre_keys
+        self.also_pre, self.flat, self.defaults = also_pre, flat, defaults or {}
 
 
 def loads(ctx):

@@ -27,7 +27,17 @@ def hook_script():
     return ("\n".join(body).replace("@INVOLVES_ERE@", ere.replace("\\\\", "\\\\\\\\"))
             .replace("@UNCHECKED@", UNCHECKED.format("$w")).replace("@AFTER_ANSWER@", _after_answers())
             .replace("@READ_TOOLS_ERE@", read_tools()).replace("@NOT_INSTALLED@", not_installed("$1"))
-            .replace("@DENY_ANSWER@", _answers(lambda p: p.deny("$r") if p.deny is not None else (None, 2))) + "\n")
+            .replace("@DENY_ANSWER@", _answers(lambda p: p.deny("$r") if p.deny is not None else (None, 2)))
+            .replace("@FALLBACK_ANSWER@", _answers(_fallback, keep=lambda a: a[0] is not None)) + "\n")
+
+
+def _fallback(protocol):
+    """The answer when the runtime cannot decide: the deny where exit 2 is no block, else the JSON
+    deny that goes with exit 2 (the reason on stderr and exit 2 follow it: ``_answers``'s ``then``)."""
+    answer, status = protocol.deny("$r") if protocol.deny is not None else (None, 2)
+    if protocol.exit_blocks and status != 2:
+        return None, 2
+    return answer, status
 
 
 def _after_answers():
@@ -36,12 +46,18 @@ def _after_answers():
     return _answers(lambda protocol: protocol.tell("$r", "$2") if protocol.tell is not None else (None, 2))
 
 
-def _answers(answer_of):
-    """A ``case "$1"`` that gives each harness's answer ``answer_of(protocol)`` (JSON or None, status)."""
+def _answers(answer_of, keep=None):
+    """A ``case "$1"`` that gives each harness's answer ``answer_of(protocol)`` (JSON or None, status);
+    with ``keep``, only the answers it keeps, JSON with exit 2 going on to what follows the case."""
     branches = {}
     for harness in PROTOCOLS:
         protocol = PROTOCOLS[harness]
         answer, status = answer_of(protocol)
+        if keep is not None and not keep((answer, status)):
+            continue
+        if keep is not None and status == 2:
+            branches.setdefault('echo "%s"' % json.dumps(answer).replace('"', '\\"'), []).append(harness)
+            continue
         if answer is None:
             line = 'echo "$r" >&2; exit %d' % status
         else:
@@ -64,7 +80,7 @@ def hook_command(harness, event=None):
     tools pass, nothing is said after a call, and every other call is refused in the harness's own
     terms with one message that says how to install it (exit 1 would be *allow* in Claude Code,
     Codex and Gemini CLI)."""
-    assert event is None or re.match(r"^[A-Za-z.]+$", event)
+    assert event is None or re.match(r"^[A-Za-z._]+$", event)
     protocol = PROTOCOLS[harness]
     reads = "|".join(re.escape(t) for t in protocol.reads)
     answer, status = protocol.deny("$r") if protocol.deny is not None else (None, 2)

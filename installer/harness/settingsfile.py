@@ -30,15 +30,14 @@ NAMES = SETTINGS_HARNESSES + WHOLE_FILE_HARNESSES
 # harness -> (path in the work tree, [(hook event, matcher)], the hook's entry without its command).
 # The first event runs the check before a tool call; the others (the harness's post-call events,
 # from its runtime protocol) the after-check, for the same tools: the protocol's ``matched`` ones.
-def _events(pre, harness):
+def _events(spec, harness):
     matcher = "|".join(PROTOCOLS[harness].matched)
-    return [(pre, matcher)] + [(event, matcher) for event in PROTOCOLS[harness].post]
+    return [(event, matcher) for event in (spec.pre,) + tuple(spec.also_pre) + tuple(PROTOCOLS[harness].post)]
 
 
-SETTINGS = {name: (spec.rel, _events(spec.pre, name), spec.entry(HOOK_TIMEOUT))
+SETTINGS = {name: (spec.rel, _events(spec, name), spec.entry(HOOK_TIMEOUT))
             for name, spec in ((name, registry.HARNESSES[name].settings) for name in SETTINGS_HARNESSES)}
-# the harnesses whose event lists hold the hook entries themselves (``descriptor.Settings.flat``)
-FLAT = tuple(name for name in SETTINGS_HARNESSES if registry.HARNESSES[name].settings.flat)
+SPECS = {name: registry.HARNESSES[name].settings for name in SETTINGS_HARNESSES}
 
 
 # Where the entry goes when the adapters stay out of git (the default; ``install --shared`` writes
@@ -66,7 +65,7 @@ def events(harness):
 
 def _post(harness, event):
     """The event argument of the hook command for ``event`` (None: the pre-call check)."""
-    return None if event == SETTINGS[harness][1][0][0] else event
+    return None if event == SPECS[harness].pre or event in SPECS[harness].also_pre else event
 
 
 def settings_group(harness, event=None):
@@ -76,10 +75,9 @@ def settings_group(harness, event=None):
     event = event or pairs[0][0]
     matcher = dict(pairs)[event]
     hook = SETTINGS[harness][2]
-    command = hook_command(harness, _post(harness, event))
-    if harness in FLAT:
-        return dict({"matcher": matcher, "command": command}, **hook)
-    entry = {"type": hook["type"], "command": command}
+    if SPECS[harness].flat:  # the entry itself, its own keys (a matcher among them) from ``entry``
+        return dict({"command": hook_command(harness, _post(harness, event))}, **hook.get(event, {}))
+    entry = {"type": hook["type"], "command": hook_command(harness, _post(harness, event))}
     entry.update(hook)
     if event == pairs[0][0]:
         entry.update(registry.HARNESSES[harness].settings.pre_keys())
@@ -87,13 +85,15 @@ def settings_group(harness, event=None):
 
 
 def _is_ours(group, harness, event):
-    hooks = [group] if harness in FLAT else group.get("hooks") if isinstance(group, dict) else None
-    if not isinstance(hooks, list):
+    if not isinstance(group, dict):
+        return False
+    entries = [group] if SPECS[harness].flat else group.get("hooks")
+    if not isinstance(entries, list):
         return False
     post = _post(harness, event)
     tail = "' agentguard %s%s" % (harness, " " + post if post else "")
     return any(isinstance(h, dict) and isinstance(h.get("command"), str) and h["command"].endswith(tail)
-               and h["command"].startswith("sh -c '") for h in hooks)
+               and h["command"].startswith("sh -c '") for h in entries)
 
 
 def _load_settings(original, harness):
@@ -117,7 +117,7 @@ def merge_settings(original, harness):
     the harness's events: an older agentguard group is replaced where it stands, otherwise the group
     is appended. Every other key, hook and permission stays. Returns the bytes to write
     (``original`` itself when nothing changes)."""
-    data = _load_settings(original, harness)
+    data = _load_settings(original, harness) if original is not None else dict(SPECS[harness].defaults)
     changed = False
     for event in events(harness):
         groups = data.setdefault("hooks", {}).setdefault(event, [])
@@ -156,7 +156,7 @@ def unmerge_settings(current, harness, created):
             hooks.pop(event)
     if not hooks and "hooks" in created:
         data.pop("hooks", None)
-    if not data and "file" in created:
+    if "file" in created and (not data or data == SPECS[harness].defaults):
         return None
     return dump_json(data, current)
 

@@ -221,6 +221,11 @@ def _plan_adapters(plan, harnesses, want):
     info = plan.info
     record = {}
     for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
+        existing = read_regular(contained(info.top, rel))
+        if existing is not None and existing != data and b"agentguard" not in existing.lower():
+            # a file of the user's at a name the harness fixes (a hook file named after its event)
+            raise AgentguardError("%s already exists and is not agentguard's; move it away (or leave this "
+                                  "harness out with --harness)" % rel)
         want(contained(info.top, rel), data, mode)
         record[rel] = sha256_bytes(data)
     return record

@@ -53,7 +53,8 @@ AGENTGUARD_CALL
 # an ANSI-C quoted word ($'\x67it') can spell anything: blocked as well
 [ "$?" -eq 1 ] && case $p in *"\$'"*) ;; *) exit 0 ;; esac
 r="agentguard: blocked this tool call because agentguard could not check it ($w) [rule: guard-error]. Instead: run agentguard doctor; agentguard install repairs it."
-# Copilot CLI shows the model a reason only from its JSON deny (preToolUse's keys, permissionRequest's)
-[ "$1" = copilot ] && echo "{\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"$r\", \"behavior\": \"deny\", \"message\": \"$r\"}"
+# in each harness's own terms: exit 2 and the reason on stderr, with its JSON deny where it has one
+# that goes with exit 2 (Copilot CLI shows the model a reason only from it); where exit 2 is no block, its deny
+@FALLBACK_ANSWER@
 echo "$r" >&2
 exit 2
