@@ -97,7 +97,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
         hooks_record[hook] = {"sha256": sha256_bytes(script), "chained": chained}
     want(os.path.join(home, "check"), adapters.check_launcher(python), HOOK_MODE)
     want(os.path.join(home, hookcommand.HOOK_FILE), hookcommand.hook_script().encode(), HOOK_MODE)
-    adapter_record = _plan_adapters(plan, harnesses, want)
+    adapter_record = _plan_adapters(plan, harnesses, want, previous.get("adapters") or {})
     # the harnesses' own steps (a merge into another work-tree file, what depends on the settings merge)
     step = PlanStep(info, previous, want, set() if shared else gitexclude.tracked(info, list(registry.merged_files())),
                     merge_settings, placed_groups)
@@ -217,11 +217,12 @@ def _check_hooks_dir(info):
                               % safe(info.hooks_dir, 200))
 
 
-def _plan_adapters(plan, harnesses, want):
+def _plan_adapters(plan, harnesses, want, recorded):
+    """The adapter files; ``recorded``: those the last install wrote here (rewritten whatever they hold now)."""
     info = plan.info
     record = {}
     for rel, data, mode in adapters.files_for(harnesses, agentguard_bin()):
-        existing = read_regular(contained(info.top, rel))
+        existing = None if rel in recorded else read_regular(contained(info.top, rel))
         if existing is not None and existing != data and b"agentguard" not in existing.lower():
             # a file of the user's at a name the harness fixes (a hook file named after its event)
             raise AgentguardError("%s already exists and is not agentguard's; move it away (or leave this "
