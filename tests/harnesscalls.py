@@ -12,6 +12,7 @@ CALLS = {
     "gemini": lambda cmd: {"tool_name": "run_shell_command", "tool_input": {"command": cmd}},
     "copilot": lambda cmd: {"toolName": "bash", "toolArgs": json.dumps({"command": cmd})},
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
+    "qwen": lambda cmd: {"tool_name": "run_shell_command", "tool_input": {"command": cmd, "is_background": False}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -20,6 +21,7 @@ WRITES = {
     "gemini": lambda p: {"tool_name": "write_file", "tool_input": {"file_path": p, "content": "x"}},
     "copilot": lambda p: {"toolName": "create", "toolArgs": {"path": p, "file_text": "x"}},
     "opencode": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
+    "qwen": lambda p: {"tool_name": "write_file", "tool_input": {"file_path": p, "content": "x"}},
 }
 
 
@@ -36,7 +38,7 @@ def after_hook(repo, harness, payload, event=None, cwd=None):
     from agentguard.hooks.harness.hook import PROTOCOLS
     event = event or PROTOCOLS[harness].post[0]
     payload = dict(payload, cwd=cwd or repo.path)
-    if harness in ("claude", "codex", "gemini"):
+    if harness in ("claude", "codex", "gemini", "qwen"):
         payload["hook_event_name"] = event
     proc = subprocess.run(["sh", "-c", settingsfile.hook_command(harness, event)], cwd=cwd or repo.path, env=repo.env,
                           input=json.dumps(payload), capture_output=True, text=True, timeout=60)

@@ -158,6 +158,7 @@ READS = {
     "gemini": {"tool_name": "read_file", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
     "copilot": {"toolName": "view", "toolArgs": {"path": ".git/hooks/pre-commit"}},
     "opencode": {"tool": "read", "args": {"filePath": ".git/hooks/pre-commit"}},
+    "qwen": {"tool_name": "read_file", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
 }
 
 
@@ -276,6 +277,8 @@ EXISTING = {
                          "Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}]}},
     "codex": {"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}},
     "gemini": {"ui": {"theme": "GitHub"}, "hooks": {}},
+    "qwen": {"$version": 4, "model": {"name": "qwen3-coder"},
+             "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}]}},
 }
 
 
@@ -467,6 +470,7 @@ def test_a_plain_install_sets_up_the_harnesses_in_use(make_repo, tmp_path):
     (".github/hooks/x.json", True), (".github/copilot/settings.local.json", True),
     (".github/workflows/ci.yml", False), ("~/.claude/settings.json", True), ("~/.codex/config.toml", True),
     ("~/.gemini/settings.json", True), ("~/.copilot/config.json", True), ("~/.claude/CLAUDE.md", False),
+    (".qwen/settings.json", True), ("~/.qwen/settings.json", True), ("~/.qwen/trustedFolders.json", True),
 ])
 def test_the_files_that_switch_hooks_off_are_guarded(guarded, tmp_path, path, blocked):
     repo, _ = guarded

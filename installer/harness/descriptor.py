@@ -12,10 +12,18 @@ class Settings:
     """The settings file a harness's hook entries are merged into: ``rel`` (in the work tree, the one
     a team commits), ``local`` (the git-ignored one, where the harness has one), ``pre`` (the pre-call
     event; the post-call ones are the runtime protocol's), ``entry(timeout)`` (a hook entry without its
-    command). The matcher is the protocol's ``matched`` tools."""
+    command). The matcher is the protocol's ``matched`` tools, ``a|b``; ``anchored``: ``^(a|b)$``, for
+    a harness that reads the matcher as an unanchored regular expression. ``stamp``: the keys the
+    harness itself writes into a settings file that lacks them each time it starts (a file install
+    creates gets them at once, so the harness leaves it as written, and loses them when it goes)."""
 
-    def __init__(self, rel, pre, entry, local=None):
+    def __init__(self, rel, pre, entry, local=None, anchored=False, stamp=None):
         self.rel, self.pre, self.entry, self.local = rel, pre, entry, local
+        self.anchored, self.stamp = anchored, stamp or {}
+
+    def matcher(self, tools):
+        alternatives = "|".join(tools)
+        return "^(%s)$" % alternatives if self.anchored else alternatives
 
 
 def loads(ctx):

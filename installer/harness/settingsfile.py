@@ -30,13 +30,14 @@ NAMES = SETTINGS_HARNESSES + WHOLE_FILE_HARNESSES
 # harness -> (path in the work tree, [(hook event, matcher)], the hook's entry without its command).
 # The first event runs the check before a tool call; the others (the harness's post-call events,
 # from its runtime protocol) the after-check, for the same tools: the protocol's ``matched`` ones.
-def _events(pre, harness):
-    matcher = "|".join(PROTOCOLS[harness].matched)
-    return [(pre, matcher)] + [(event, matcher) for event in PROTOCOLS[harness].post]
+def _events(spec, harness):
+    matcher = spec.matcher(PROTOCOLS[harness].matched)
+    return [(spec.pre, matcher)] + [(event, matcher) for event in PROTOCOLS[harness].post]
 
 
-SETTINGS = {name: (spec.rel, _events(spec.pre, name), spec.entry(HOOK_TIMEOUT))
+SETTINGS = {name: (spec.rel, _events(spec, name), spec.entry(HOOK_TIMEOUT))
             for name, spec in ((name, registry.HARNESSES[name].settings) for name in SETTINGS_HARNESSES)}
+STAMPS = {name: registry.HARNESSES[name].settings.stamp for name in SETTINGS_HARNESSES}
 
 
 # Where the entry goes when the adapters stay out of git (the default; ``install --shared`` writes
@@ -109,7 +110,7 @@ def merge_settings(original, harness):
     the harness's events: an older agentguard group is replaced where it stands, otherwise the group
     is appended. Every other key, hook and permission stays. Returns the bytes to write
     (``original`` itself when nothing changes)."""
-    data = _load_settings(original, harness)
+    data = _load_settings(original, harness) if original is not None else dict(STAMPS[harness])
     changed = False
     for event in events(harness):
         groups = data.setdefault("hooks", {}).setdefault(event, [])
@@ -148,7 +149,7 @@ def unmerge_settings(current, harness, created):
             hooks.pop(event)
     if not hooks and "hooks" in created:
         data.pop("hooks", None)
-    if not data and "file" in created:
+    if "file" in created and all(key in STAMPS[harness] for key in data):
         return None
     return dump_json(data, current)
 
