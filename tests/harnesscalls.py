@@ -13,6 +13,9 @@ CALLS = {
     "copilot": lambda cmd: {"toolName": "bash", "toolArgs": json.dumps({"command": cmd})},
     "opencode": lambda cmd: {"tool": "bash", "args": {"command": cmd}},
     "qwen": lambda cmd: {"tool_name": "run_shell_command", "tool_input": {"command": cmd, "is_background": False}},
+    "auggie": lambda cmd: {"tool_name": "launch-process", "tool_input": {"command": cmd, "wait": True,
+                                                                         "max_wait_seconds": 60, "cwd": "."}},
+    "droid": lambda cmd: {"tool_name": "Execute", "tool_input": {"command": cmd}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -22,6 +25,8 @@ WRITES = {
     "copilot": lambda p: {"toolName": "create", "toolArgs": {"path": p, "file_text": "x"}},
     "opencode": lambda p: {"tool": "write", "args": {"filePath": p, "content": "x"}},
     "qwen": lambda p: {"tool_name": "write_file", "tool_input": {"file_path": p, "content": "x"}},
+    "auggie": lambda p: {"tool_name": "save-file", "tool_input": {"path": p, "file_content": "x"}},
+    "droid": lambda p: {"tool_name": "Create", "tool_input": {"file_path": p, "content": "x"}},
 }
 
 
@@ -38,7 +43,7 @@ def after_hook(repo, harness, payload, event=None, cwd=None):
     from agentguard.hooks.harness.hook import PROTOCOLS
     event = event or PROTOCOLS[harness].post[0]
     payload = dict(payload, cwd=cwd or repo.path)
-    if harness in ("claude", "codex", "gemini", "qwen"):
+    if harness in ("claude", "codex", "gemini", "qwen", "auggie", "droid"):
         payload["hook_event_name"] = event
     proc = subprocess.run(["sh", "-c", settingsfile.hook_command(harness, event)], cwd=cwd or repo.path, env=repo.env,
                           input=json.dumps(payload), capture_output=True, text=True, timeout=60)
@@ -50,7 +55,8 @@ def told(harness, event, proc):
     Claude Code, Codex, Gemini CLI: additionalContext for the same event, exit 0 (exit 2 or a block
     would replace the tool's output or show the hook command); Copilot CLI: additionalContext;
     OpenCode: our plugin appends stderr on exit 2."""
-    if harness == "opencode":
+    from agentguard.hooks.harness.hook import PROTOCOLS
+    if PROTOCOLS[harness].tell is None:  # the reason on stderr, exit 2
         assert proc.returncode in (0, 2) and not proc.stdout, (proc.returncode, proc.stdout, proc.stderr)
         return proc.stderr.strip() if proc.returncode == 2 else ""
     assert proc.returncode == 0, (harness, proc.returncode, proc.stderr)

@@ -45,9 +45,14 @@ def not_installed(harness="{0}"):
     return Block("not-installed", harness).reason()
 
 
+def ere(name):
+    """``name`` as a POSIX ERE that matches it alone (a ``-`` needs no backslash there)."""
+    return re.escape(name).replace("\\-", "-")
+
+
 def read_tools():
     """Every harness's read-only tools, as a POSIX ERE alternation (the sh hook's not-installed path)."""
-    return "|".join(re.escape(t) for t in registry.read_tools())
+    return "|".join(ere(t) for t in registry.read_tools())
 
 
 class _Timeout(BaseException):
@@ -91,8 +96,8 @@ def subjects(protocol, payload):
             if key in args:
                 out.append(("command", _command_text(args[key]), _workdir(protocol, tool, args, cwd)))
     for key in protocol.writes.get(tool, ()):
-        if key in args:
-            out.append(("write", _text(args[key]), cwd))
+        if key in args:  # a path, or a list of them (a tool that removes several files)
+            out += [("write", _text(path), cwd) for path in (args[key] if isinstance(args[key], list) else [args[key]])]
     if tool in protocol.patches:
         patch = _text(args.get(protocol.patches[tool], ""))
         for match in PATCH_FILE.finditer(patch):

@@ -3,10 +3,10 @@ Adding a harness: its module next to this one, its name here, and its install-ti
 ``installer/harness`` (when it has install-time facts)."""
 import os
 
-from . import claude, codex, copilot, gemini, gptme, hermes, opencode, pi, qwen
+from . import auggie, claude, codex, copilot, droid, gemini, gptme, hermes, opencode, pi, qwen
 
 HARNESSES = {module.HARNESS.name: module.HARNESS
-             for module in (pi, hermes, gptme, claude, codex, gemini, opencode, copilot, qwen)}
+             for module in (pi, hermes, gptme, claude, codex, gemini, opencode, copilot, qwen, auggie, droid)}
 NAMES = tuple(HARNESSES)
 # the harnesses whose hook runs ``check --hook HARNESS``: name -> descriptor.Protocol
 PROTOCOLS = {name: h.protocol for name, h in HARNESSES.items() if h.protocol is not None}

@@ -15,11 +15,13 @@ class Settings:
     command). The matcher is the protocol's ``matched`` tools, ``a|b``; ``anchored``: ``^(a|b)$``, for
     a harness that reads the matcher as an unanchored regular expression. ``stamp``: the keys the
     harness itself writes into a settings file that lacks them each time it starts (a file install
-    creates gets them at once, so the harness leaves it as written, and loses them when it goes)."""
+    creates gets them at once, so the harness leaves it as written, and loses them when it goes).
+    ``events_key``: the key of the object that holds the events (None: a hooks file whose top level
+    is that object)."""
 
-    def __init__(self, rel, pre, entry, local=None, anchored=False, stamp=None):
+    def __init__(self, rel, pre, entry, local=None, anchored=False, stamp=None, events_key="hooks"):
         self.rel, self.pre, self.entry, self.local = rel, pre, entry, local
-        self.anchored, self.stamp = anchored, stamp or {}
+        self.anchored, self.stamp, self.events_key = anchored, stamp or {}, events_key
 
     def matcher(self, tools):
         alternatives = "|".join(tools)

@@ -1,9 +1,9 @@
 """Every harness's install-time module, in the runtime registry's order (``hooks/harness/registry``)."""
 from ...hooks.harness.registry import NAMES, PROTOCOLS
-from . import claude, codex, copilot, descriptor, gemini, gptme, hermes, opencode, pi, qwen
+from . import auggie, claude, codex, copilot, descriptor, droid, gemini, gptme, hermes, opencode, pi, qwen
 
 _MODULES = {module.HARNESS.name: module.HARNESS
-            for module in (pi, hermes, gptme, claude, codex, gemini, opencode, copilot, qwen)}
+            for module in (pi, hermes, gptme, claude, codex, gemini, opencode, copilot, qwen, auggie, droid)}
 HARNESSES = {name: _MODULES.get(name) or descriptor.Install(name) for name in NAMES}
 # the adapters a plain install always writes: the plugins that run ``check`` themselves
 PLUGIN_HARNESSES = tuple(name for name in NAMES if name not in PROTOCOLS)
