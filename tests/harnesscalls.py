@@ -21,6 +21,10 @@ CALLS = {
                                                                  "input": {"commands": [cmd]}}},
     "windsurf": lambda cmd: {"agent_action_name": "pre_run_command", "tool_info": {"command_line": cmd}},
     "cursor": lambda cmd: {"hook_event_name": "preToolUse", "tool_name": "Shell", "tool_input": {"command": cmd}},
+    "qwen": lambda cmd: {"tool_name": "run_shell_command", "tool_input": {"command": cmd, "is_background": False}},
+    "auggie": lambda cmd: {"tool_name": "launch-process", "tool_input": {"command": cmd, "wait": True,
+                                                                         "max_wait_seconds": 60, "cwd": "."}},
+    "droid": lambda cmd: {"tool_name": "Execute", "tool_input": {"command": cmd}},
 }
 WRITES = {
     "claude": lambda p: {"tool_name": "Write", "tool_input": {"file_path": p, "content": "x"}},
@@ -42,10 +46,14 @@ WRITES = {
                            "tool_info": {"file_path": p, "edits": [{"old_string": "", "new_string": "x"}]}},
     "cursor": lambda p: {"hook_event_name": "preToolUse", "tool_name": "Write",
                          "tool_input": {"file_path": p, "content": "x"}},
+    "qwen": lambda p: {"tool_name": "write_file", "tool_input": {"file_path": p, "content": "x"}},
+    "auggie": lambda p: {"tool_name": "save-file", "tool_input": {"path": p, "file_content": "x"}},
+    "droid": lambda p: {"tool_name": "Create", "tool_input": {"file_path": p, "content": "x"}},
 }
 # the key of each harness's post-call event in its payload (the others send none)
 EVENT_KEYS = {"claude": "hook_event_name", "codex": "hook_event_name", "gemini": "hook_event_name", "goose": "event",
-              "kiro": "hook_event_name"}
+              "kiro": "hook_event_name", "qwen": "hook_event_name", "auggie": "hook_event_name",
+              "droid": "hook_event_name"}
 
 
 def cline_refusal(proc):

@@ -20,7 +20,7 @@ from fakeserver import Result as Outcome  # noqa: E402
 from tamper import DELETED, deleting  # noqa: E402
 from helpers import need, replace_in_file  # noqa: E402
 
-HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot", "kilo", "cline")
+HARNESSES = ("claude", "codex", "gemini", "opencode", "copilot", "kilo", "cline", "qwen")
 pytestmark = pytest.mark.slow
 
 
@@ -207,7 +207,7 @@ def drop_after_entries(name, repo):
         os.unlink(os.path.join(repo.path, ".clinerules", "hooks", "PostToolUse"))
         return
     rel = {"claude": ".claude/settings.local.json", "codex": ".codex/hooks.json", "gemini": ".gemini/settings.json",
-           "copilot": ".github/hooks/agentguard.json"}[name]
+           "copilot": ".github/hooks/agentguard.json", "qwen": ".qwen/settings.json"}[name]
     path = os.path.join(repo.path, rel)
     with open(path) as fh:
         data = json.load(fh)

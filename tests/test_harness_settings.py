@@ -178,6 +178,9 @@ READS = {
     "cline": {"hookName": "tool_result", "tool_call": {"name": "read_files", "input": {"files": [{"path": "x"}]}}},
     "windsurf": {"agent_action_name": "post_read_code", "tool_info": {"file_path": ".git/hooks/pre-commit"}},
     "cursor": {"hook_event_name": "postToolUse", "tool_name": "Read", "tool_input": {"file_path": ".git/config"}},
+    "qwen": {"tool_name": "read_file", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
+    "auggie": {"tool_name": "view", "tool_input": {"path": ".git/hooks/pre-commit"}},
+    "droid": {"tool_name": "Read", "tool_input": {"file_path": ".git/hooks/pre-commit"}},
 }
 
 
@@ -302,7 +305,17 @@ EXISTING = {
               "hooks": {"PreToolUse": [{"matcher": "^bash$", "command": "./no-haskell.sh"}]}},
     "windsurf": {"hooks": {"post_write_code": [{"command": "./format.sh", "show_output": True}]}},
     "cursor": {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}], "stop": [{"command": "x"}]}},
+    "qwen": {"$version": 4, "model": {"name": "qwen3-coder"},
+             "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "echo done"}]}]}},
+    "auggie": {"hooks": {"PreToolUse": [{"matcher": "launch-process", "hooks": [{"type": "command",
+                                                                               "command": "/opt/audit.sh"}]}]}},
+    "droid": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]},  # hooks.json: events alone
 }
+
+
+def events_of(data, harness):
+    """The object holding the hook events: the "hooks" key, or (a hooks file) the file itself."""
+    return data if settingsfile.EVENTS_KEY[harness] is None else data.setdefault("hooks", {})
 
 
 @pytest.mark.parametrize("harness", settingsfile.SETTINGS_HARNESSES)
@@ -314,14 +327,14 @@ def test_merge_then_unmerge_gives_back_every_byte(harness, indent):
     if indent:  # indented as the user's file was: the diff a team sees is agentguard's entry alone
         assert merged.startswith(b'{\n' + b" " * indent + b'"')
     for key, value in EXISTING[harness].items():
-        if key != "hooks":
+        if key != "hooks" and key not in settingsfile.events(harness):
             assert data[key] == value
     for event in settingsfile.events(harness):  # the check before the call, the after-check after it
-        assert data["hooks"][event][-1] == settingsfile.settings_group(harness, event)
+        assert events_of(data, harness)[event][-1] == settingsfile.settings_group(harness, event)
     assert settingsfile.hooked(merged, harness) and settingsfile.missing_events(merged, harness) == []
-    for other, groups in EXISTING[harness].get("hooks", {}).items():
+    for other, groups in events_of(json.loads(json.dumps(EXISTING[harness])), harness).items():
         for group in groups:
-            assert group in data["hooks"][other]
+            assert group in events_of(data, harness)[other]
     assert settingsfile.merge_settings(merged, harness) == merged  # a second install changes nothing
     # what uninstall does when the file changed since: our group out, theirs kept
     created = settingsfile.created_containers(original, harness)
@@ -340,14 +353,16 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
     data = json.loads(original) if existing else {}
     pre = settingsfile.events(harness)[0]
     legacy = [] if existing else ["file"]
-    legacy += ([] if "hooks" in data else ["hooks"]) + ([] if pre in data.get("hooks", {}) else ["event"])
-    data.setdefault("hooks", {}).setdefault(pre, []).append(settingsfile.settings_group(harness))
+    root = settingsfile.EVENTS_KEY[harness] is None
+    legacy += ([] if root or "hooks" in data else ["hooks"]) + ([] if pre in (data if root else data.get("hooks", {}))
+                                                                else ["event"])
+    events_of(data, harness).setdefault(pre, []).append(settingsfile.settings_group(harness))
     before = hookcommand.dump_json(data, original)
     assert not settingsfile.hooked(before, harness)
     assert settingsfile.missing_events(before, harness) == settingsfile.events(harness)[1:]
     upgraded = settingsfile.merge_settings(before, harness)
     assert settingsfile.hooked(upgraded, harness)
-    assert json.loads(upgraded)["hooks"][pre] == data["hooks"][pre]  # the pre-call group stays where it was
+    assert events_of(json.loads(upgraded), harness)[pre] == events_of(data, harness)[pre]  # it stays where it was
     created = list(dict.fromkeys(legacy + settingsfile.created_containers(original, harness)))
     assert settingsfile.unmerge_settings(upgraded, harness, created) == original
     assert settingsfile.unmerge_settings(before, harness, legacy) == original  # the old record alone still works
@@ -498,6 +513,10 @@ def test_a_plain_install_sets_up_the_harnesses_in_use(make_repo, tmp_path):
     ("~/.kilocode/plugin/x.ts", True), ("~/.config/kilo/command/x.md", False),
     (".amp/plugins/x.ts", True), (".amp/settings.json", True), ("~/.config/amp/plugins/x.ts", True),
     ("~/.amp/plugins/x.ts", True), ("~/.config/amp/settings.json", True),
+    (".qwen/settings.json", True), ("~/.qwen/settings.json", True), ("~/.qwen/trustedFolders.json", True),
+    (".augment/settings.json", True), (".augment/settings.local.json", True), ("~/.augment/settings.json", True),
+    (".factory/hooks.json", True), (".factory/hooks/hooks.json", True), (".factory/settings.json", True),
+    ("~/.factory/hooks.json", True), ("~/.factory/settings.json", True), (".factory/droids/x.md", False),
 ])
 def test_the_files_that_switch_hooks_off_are_guarded(guarded, tmp_path, path, blocked):
     repo, _ = guarded

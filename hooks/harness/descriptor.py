@@ -15,7 +15,7 @@ class Protocol:
         self.args = args  # key of its arguments (a tuple: the first the payload has)
         self.shell = dict(shell, **(unmatched_shell or {}))  # tool -> argument holding the command
         self.powershell = powershell  # the shell tools whose command is PowerShell (analyser/powershell.py)
-        self.writes = writes  # tool -> arguments holding target paths
+        self.writes = writes  # tool -> arguments holding target paths (a path or a list of paths)
         self.patches = patches or {}  # tool -> argument holding a patch
         self.reads = reads  # tools that only read: allowed without a look, no after-check
         self.workdir = workdir or {}  # tool -> argument naming the directory a command runs in

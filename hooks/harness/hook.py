@@ -45,9 +45,14 @@ def not_installed(harness="{0}"):
     return Block("not-installed", harness).reason()
 
 
+def ere(name):
+    """``name`` as a POSIX ERE that matches it alone (a ``-`` needs no backslash there)."""
+    return re.escape(name).replace("\\-", "-")
+
+
 def read_tools():
     """Every harness's read-only tools, as a POSIX ERE alternation (the sh hook's not-installed path)."""
-    return "|".join(re.escape(t) for t in registry.read_tools())
+    return "|".join(ere(t) for t in registry.read_tools())
 
 
 class _Timeout(BaseException):

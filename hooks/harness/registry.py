@@ -3,12 +3,12 @@ Adding a harness: its module next to this one, its name here, and its install-ti
 ``installer/harness`` (when it has install-time facts)."""
 import os
 
-from . import (amp, claude, cline, codex, copilot, crush, cursor, gemini, goose, gptme, hermes, kilo, kiro, opencode,
-               pi, windsurf)
+from . import (amp, auggie, claude, cline, codex, copilot, crush, cursor, droid, gemini, goose, gptme,
+               hermes, kilo, kiro, opencode, pi, qwen, windsurf)
 
 HARNESSES = {module.HARNESS.name: module.HARNESS
              for module in (pi, hermes, gptme, claude, codex, gemini, opencode, copilot, kilo, amp, goose, crush, kiro,
-                            cline, windsurf, cursor)}
+                            cline, windsurf, cursor, qwen, auggie, droid)}
 NAMES = tuple(HARNESSES)
 # the harnesses whose hook runs ``check --hook HARNESS``: name -> descriptor.Protocol
 PROTOCOLS = {name: h.protocol for name, h in HARNESSES.items() if h.protocol is not None}

@@ -13,14 +13,24 @@ class Settings:
     a team commits), ``local`` (the git-ignored one, where the harness has one), ``pre`` (the pre-call
     event; the post-call ones are the runtime protocol's), ``entry(timeout)`` (a hook entry without its
     command), ``pre_keys()`` (more keys of the pre-call entry, decided when install or the doctor runs:
-    what the harness's installed version takes). The matcher is the protocol's ``matched`` tools. ``also_pre``:
-    more pre-call events (the same check). ``flat``: the harness lists the entries themselves under each event,
-    with no matcher group around them; ``entry(timeout)`` then gives each event's keys (a matcher among them).
-    ``defaults``: the keys a file install creates starts with (``{"version": 1}``)."""
+    what the harness's installed version takes). The matcher is the protocol's ``matched`` tools, ``a|b``;
+    ``anchored``: ``^(a|b)$``, for a harness that reads the matcher as an unanchored regular expression.
+    ``also_pre``: more pre-call events (the same check). ``flat``: the harness lists the entries themselves
+    under each event, with no matcher group around them; ``entry(timeout)`` then gives each event's keys (a
+    matcher among them). ``defaults``: the keys a file install creates starts with: what the harness needs
+    (``{"version": 1}``) or stamps into a settings file that lacks them each time it starts (so it leaves
+    the file as written); uninstall removes a file it created that holds nothing else. ``events_key``: the
+    key of the object that holds the events (None: a hooks file whose top level is that object)."""
 
-    def __init__(self, rel, pre, entry, local=None, pre_keys=dict, also_pre=(), flat=False, defaults=None):
+    def __init__(self, rel, pre, entry, local=None, pre_keys=dict, also_pre=(), flat=False, defaults=None,
+                 anchored=False, events_key="hooks"):
         self.rel, self.pre, self.entry, self.local, self.pre_keys = rel, pre, entry, local, pre_keys
         self.also_pre, self.flat, self.defaults = also_pre, flat, defaults or {}
+        self.anchored, self.events_key = anchored, events_key
+
+    def matcher(self, tools):
+        alternatives = "|".join(tools)
+        return "^(%s)$" % alternatives if self.anchored else alternatives
 
 
 def loads(ctx):

@@ -7,7 +7,7 @@ import re
 from importlib import resources
 
 from ...hooks.analyser.constructs import INVOLVES
-from ...hooks.harness.hook import PROTOCOLS, UNCHECKED, not_installed, read_tools
+from ...hooks.harness.hook import PROTOCOLS, UNCHECKED, ere, not_installed, read_tools
 
 HOOK_TIMEOUT = 30  # seconds the harness gives the hook; the runtime gives up after 10 (harness/hook.py: TIMEOUT)
 SH_SAFE = re.compile(r"""^[^"'`$\\\n]*$""")  # text that can sit inside the hook's double quotes
@@ -82,7 +82,7 @@ def hook_command(harness, event=None):
     Codex and Gemini CLI)."""
     assert event is None or re.match(r"^[A-Za-z._]+$", event)
     protocol = PROTOCOLS[harness]
-    reads = "|".join(re.escape(t) for t in protocol.reads)
+    reads = "|".join(ere(t) for t in protocol.reads)
     answer, status = protocol.deny("$r") if protocol.deny is not None else (None, 2)
     if answer is None:
         deny = 'echo "$r" >&2;exit %d' % status

@@ -1,11 +1,11 @@
 """Every harness's install-time module, in the runtime registry's order (``hooks/harness/registry``)."""
 from ...hooks.harness.registry import NAMES, PROTOCOLS
-from . import (amp, claude, cline, codex, copilot, crush, cursor, descriptor, gemini, goose, gptme, hermes, kilo, kiro,
-               opencode, pi, windsurf)
+from . import (amp, auggie, claude, cline, codex, copilot, crush, cursor, descriptor, droid, gemini, goose,
+               gptme, hermes, kilo, kiro, opencode, pi, qwen, windsurf)
 
 _MODULES = {module.HARNESS.name: module.HARNESS
             for module in (pi, hermes, gptme, claude, codex, gemini, opencode, copilot, kilo, amp, goose, crush, kiro,
-                           cline, windsurf, cursor)}
+                           cline, windsurf, cursor, qwen, auggie, droid)}
 HARNESSES = {name: _MODULES.get(name) or descriptor.Install(name) for name in NAMES}
 # the adapters a plain install always writes: the plugins that run ``check`` themselves
 PLUGIN_HARNESSES = tuple(name for name in NAMES if name not in PROTOCOLS)

@@ -31,13 +31,23 @@ NAMES = SETTINGS_HARNESSES + WHOLE_FILE_HARNESSES
 # The first event runs the check before a tool call; the others (the harness's post-call events,
 # from its runtime protocol) the after-check, for the same tools: the protocol's ``matched`` ones.
 def _events(spec, harness):
-    matcher = "|".join(PROTOCOLS[harness].matched)
+    matcher = spec.matcher(PROTOCOLS[harness].matched)
     return [(event, matcher) for event in (spec.pre,) + tuple(spec.also_pre) + tuple(PROTOCOLS[harness].post)]
 
 
 SETTINGS = {name: (spec.rel, _events(spec, name), spec.entry(HOOK_TIMEOUT))
             for name, spec in ((name, registry.HARNESSES[name].settings) for name in SETTINGS_HARNESSES)}
 SPECS = {name: registry.HARNESSES[name].settings for name in SETTINGS_HARNESSES}
+# the key of the object that holds the events (None: the file itself is that object)
+EVENTS_KEY = {name: registry.HARNESSES[name].settings.events_key for name in SETTINGS_HARNESSES}
+
+
+def _hooks(data, harness, create=False):
+    """The object in the settings ``data`` that holds ``harness``'s hook events ({} when there is none)."""
+    key = EVENTS_KEY[harness]
+    if key is None:
+        return data
+    return data.setdefault(key, {}) if create else data.get(key, {})
 
 
 # Where the entry goes when the adapters stay out of git (the default; ``install --shared`` writes
@@ -105,8 +115,8 @@ def _load_settings(original, harness):
     except (UnicodeDecodeError, ValueError) as exc:
         raise AgentguardError("%s is not JSON agentguard can merge into (%s); fix it, or leave this harness out "
                               "with --harness" % (rel, safe(str(exc), 80)))
-    if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict) \
-            or not all(isinstance(data.get("hooks", {}).get(event, []), list) for event in events(harness)):
+    if not isinstance(data, dict) or not isinstance(_hooks(data, harness), dict) \
+            or not all(isinstance(_hooks(data, harness).get(event, []), list) for event in events(harness)):
         raise AgentguardError("%s has an unexpected shape (hooks is not an object of lists); add agentguard's hook "
                               "by hand or leave this harness out with --harness" % rel)
     return data
@@ -120,7 +130,7 @@ def merge_settings(original, harness):
     data = _load_settings(original, harness) if original is not None else dict(SPECS[harness].defaults)
     changed = False
     for event in events(harness):
-        groups = data.setdefault("hooks", {}).setdefault(event, [])
+        groups = _hooks(data, harness, create=True).setdefault(event, [])
         want = settings_group(harness, event)
         at = [i for i, g in enumerate(groups) if _is_ours(g, harness, event)]
         if len(at) == 1 and groups[at[0]] == want:
@@ -145,7 +155,7 @@ def unmerge_settings(current, harness, created):
     """``current`` without agentguard's groups; ``created`` lists the containers install created
     ("file", "hooks", "event:<event>"), which go again when empty. Returns bytes, or None for no file."""
     data = _load_settings(current, harness)
-    hooks = data.get("hooks", {})
+    hooks = _hooks(data, harness)
     for event in events(harness):
         if event not in hooks:
             continue
@@ -154,9 +164,9 @@ def unmerge_settings(current, harness, created):
             hooks[event] = groups
         else:
             hooks.pop(event)
-    if not hooks and "hooks" in created:
-        data.pop("hooks", None)
-    if "file" in created and (not data or data == SPECS[harness].defaults):
+    if not hooks and "hooks" in created and EVENTS_KEY[harness] is not None:
+        data.pop(EVENTS_KEY[harness], None)
+    if "file" in created and all(key in SPECS[harness].defaults for key in data):
         return None
     return dump_json(data, current)
 
@@ -171,14 +181,14 @@ def created_containers(original, harness):
     if original is None:
         return all_containers(harness)
     data = _load_settings(original, harness)
-    out = [] if "hooks" in data else ["hooks"]
-    return out + ["event:" + event for event in events(harness) if event not in data.get("hooks", {})]
+    out = [] if EVENTS_KEY[harness] in data or EVENTS_KEY[harness] is None else ["hooks"]
+    return out + ["event:" + event for event in events(harness) if event not in _hooks(data, harness)]
 
 
 def _groups(data_bytes, harness, event):
     """The hook groups of ``event`` in a settings file ([] when unreadable)."""
     try:
-        return _load_settings(data_bytes, harness).get("hooks", {}).get(event, [])
+        return _hooks(_load_settings(data_bytes, harness), harness).get(event, [])
     except AgentguardError:
         return []
 
