@@ -11,10 +11,11 @@ import subprocess
 
 import pytest
 
+from agentguard.hooks.harness.registry import PROTOCOLS
 from harnesscalls import CALLS, after_hook, hook
 from helpers import Git, _base_env, allow_on_pty
 
-HARNESSES = ("claude", "codex", "gemini", "copilot", "opencode")
+HARNESSES = tuple(PROTOCOLS)  # every harness whose hook runs the hook command, in turn
 
 
 class Agent:
