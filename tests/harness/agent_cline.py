@@ -15,6 +15,7 @@ refused edit failed only in that context, so here ``tool_results`` are per call 
 with the messages after it (``feedback``), as the model reads them.
 """
 import os
+import signal
 
 try:
     from .agent_opencode import ChatCompletionsDialect, chat_feedback
@@ -51,6 +52,19 @@ def env_for(home, extra_env=None):
     return env
 
 
+def stop_hub_daemons(cline_dir):
+    """Kill the hub daemon cline starts for ``cline_dir``: it leaves the run's process group (its own
+    session), so killing the group does not reach it, and it outlives the run by hours."""
+    mark = ("CLINE_DIR=%s" % cline_dir).encode()
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as fh:
+                if mark in fh.read().split(b"\0"):
+                    os.kill(int(pid), signal.SIGKILL)
+        except OSError:
+            continue
+
+
 def run(repo, home, calls, timeout=60, extra_env=None, prompt="do the task"):
     """Run `cline --json PROMPT` in ``repo`` with HOME=``home`` against a fake model making ``calls``
     then answering "done". Returns {code, stdout, stderr, requests, tool_results, feedback}."""
@@ -62,6 +76,7 @@ def run(repo, home, calls, timeout=60, extra_env=None, prompt="do the task"):
         if code == 0:
             code, out, err = run_bounded([BINARY, "--json", prompt], repo, env, timeout)
         requests = list(fake.requests)
+    stop_hub_daemons(env["CLINE_DIR"])
     feedback = chat_feedback(requests)
     return {"code": code, "stdout": out, "stderr": err, "requests": requests,
             "tool_results": feedback, "feedback": feedback}
