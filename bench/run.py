@@ -320,16 +320,15 @@ def _harness_hooks(repo, runs, env, command):
     the hook command install writes, with that harness's payload for a shell call; the floor is a hook
     that only reads its input."""
     sys.path.insert(0, ROOT)
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
     from agentguard.installer.harness.settingsfile import NAMES, hook_command
     from agentguard.hooks.harness.hook import PROTOCOLS
+    from harnesscalls import CALLS  # each harness's shell call, in its own payload shape
     out = {}
     commands = [("harness hook floor (sh reading its input)", "cat >/dev/null", "codex")]
     commands += [("harness hook (%s)" % name, hook_command(name), name) for name in NAMES]
     for label, hook, name in commands:
-        protocol = PROTOCOLS[name]
-        shell_tool = next(iter(protocol.shell))
-        payload = json.dumps({protocol.tool: shell_tool, protocol.args: {protocol.shell[shell_tool]: command},
-                              "cwd": repo.path}).encode()
+        payload = json.dumps(dict(CALLS[name](command), **{PROTOCOLS[name].cwd: repo.path})).encode()
         out[label] = sampled(runs, ["sh", "-c", hook, "agentguard", name], cwd=repo.path, env=env, input=payload)
     return out
 

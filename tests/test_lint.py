@@ -84,9 +84,11 @@ def test_templates_are_valid_source_before_substitution():
     for path in py:
         with open(path, encoding="utf-8") as fh:
             ast.parse(fh.read(), path)
+    seen = []
     for path in glob.glob(os.path.join(TEMPLATES, "**", "*.ts"), recursive=True):
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
         placeholders = re.findall(r"@[A-Z_]+@", text)
-        assert placeholders, path
+        seen += placeholders
         assert len(re.findall(r'"@[A-Z_]+@"', text)) == len(placeholders), path
+    assert seen  # pi's extension has them (Amp's plugin needs none)
