@@ -315,7 +315,7 @@ EXISTING = {
 
 def events_of(data, harness):
     """The object holding the hook events: the "hooks" key, or (a hooks file) the file itself."""
-    return data if settingsfile.EVENTS_KEY[harness] is None else data.setdefault("hooks", {})
+    return data if settingsfile.SPECS[harness].events_key is None else data.setdefault("hooks", {})
 
 
 @pytest.mark.parametrize("harness", settingsfile.SETTINGS_HARNESSES)
@@ -353,7 +353,7 @@ def test_an_install_from_before_the_after_check_is_upgraded_and_undone_byte_for_
     data = json.loads(original) if existing else {}
     pre = settingsfile.events(harness)[0]
     legacy = [] if existing else ["file"]
-    root = settingsfile.EVENTS_KEY[harness] is None
+    root = settingsfile.SPECS[harness].events_key is None
     legacy += ([] if root or "hooks" in data else ["hooks"]) + ([] if pre in (data if root else data.get("hooks", {}))
                                                                 else ["event"])
     events_of(data, harness).setdefault(pre, []).append(settingsfile.settings_group(harness))

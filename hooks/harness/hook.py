@@ -193,7 +193,7 @@ def earlier(protocol, data):
     """``Protocol.later``: what the after-checks since the last pre-call found (kept by ``after_main``;
     with no post-call events, the after-check of the previous call runs now), "" for nothing."""
     try:
-        payload = json.loads(data.decode("utf-8"))
+        payload = load(protocol, data)
     except (ValueError, RecursionError):
         return ""
     if not isinstance(payload, dict) or payload.get(protocol.tool) in protocol.reads:

@@ -38,13 +38,11 @@ def _events(spec, harness):
 SETTINGS = {name: (spec.rel, _events(spec, name), spec.entry(HOOK_TIMEOUT))
             for name, spec in ((name, registry.HARNESSES[name].settings) for name in SETTINGS_HARNESSES)}
 SPECS = {name: registry.HARNESSES[name].settings for name in SETTINGS_HARNESSES}
-# the key of the object that holds the events (None: the file itself is that object)
-EVENTS_KEY = {name: registry.HARNESSES[name].settings.events_key for name in SETTINGS_HARNESSES}
 
 
 def _hooks(data, harness, create=False):
     """The object in the settings ``data`` that holds ``harness``'s hook events ({} when there is none)."""
-    key = EVENTS_KEY[harness]
+    key = SPECS[harness].events_key
     if key is None:
         return data
     return data.setdefault(key, {}) if create else data.get(key, {})
@@ -90,7 +88,7 @@ def settings_group(harness, event=None):
     entry = {"type": hook["type"], "command": hook_command(harness, _post(harness, event))}
     entry.update(hook)
     if event == pairs[0][0]:
-        entry.update(registry.HARNESSES[harness].settings.pre_keys())
+        entry.update(SPECS[harness].pre_keys())
     return {"matcher": matcher, "hooks": [entry]}
 
 
@@ -164,8 +162,8 @@ def unmerge_settings(current, harness, created):
             hooks[event] = groups
         else:
             hooks.pop(event)
-    if not hooks and "hooks" in created and EVENTS_KEY[harness] is not None:
-        data.pop(EVENTS_KEY[harness], None)
+    if not hooks and "hooks" in created and SPECS[harness].events_key is not None:
+        data.pop(SPECS[harness].events_key, None)
     if "file" in created and all(key in SPECS[harness].defaults for key in data):
         return None
     return dump_json(data, current)
@@ -181,7 +179,7 @@ def created_containers(original, harness):
     if original is None:
         return all_containers(harness)
     data = _load_settings(original, harness)
-    out = [] if EVENTS_KEY[harness] in data or EVENTS_KEY[harness] is None else ["hooks"]
+    out = [] if SPECS[harness].events_key in data or SPECS[harness].events_key is None else ["hooks"]
     return out + ["event:" + event for event in events(harness) if event not in _hooks(data, harness)]
 
 
