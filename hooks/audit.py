@@ -37,7 +37,7 @@ def record(ag_home, hook, rule, refs, argv, pusher=None):
         entry["pusher"] = safe(pusher, 200)
     line = (json.dumps(entry, sort_keys=True) + "\n").encode("utf-8")
     try:
-        fd = os.open(os.path.join(ag_home, LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(os.path.join(ag_home, LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
         try:
             os.write(fd, line)
         finally:
@@ -48,11 +48,8 @@ def record(ag_home, hook, rule, refs, argv, pusher=None):
 
 def read(ag_home, limit=1000):
     """The last ``limit`` entries that parse (for the doctor)."""
-    try:
-        with open(os.path.join(ag_home, LOG_NAME), "rb") as fh:
-            lines = fh.read().splitlines()[-limit:]
-    except OSError:
-        return []
+    from .saferead import read_regular
+    lines = (read_regular(os.path.join(ag_home, LOG_NAME), 1 << 30) or b"").splitlines()[-limit:]
     out = []
     for raw in lines:
         try:

@@ -166,10 +166,9 @@ def load_policy(ag_home):
 def read_json(path, limit, what):
     """The JSON document at ``path`` (at most ``limit`` bytes); PolicyError naming ``what`` when it
     is missing, too large or not JSON."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(limit + 1)
-    except OSError:
+    from .saferead import read_regular
+    raw = read_regular(path, limit + 1)  # never waits on a FIFO put where the file was
+    if raw is None:
         raise PolicyError("%s is missing" % what)
     if len(raw) > limit:
         raise PolicyError("%s is too large" % what)

@@ -4,6 +4,9 @@ import os
 from . import gitio, layout
 from .gitmodel.refnames import is_full_oid as is_oid
 from .policy import PolicyError, load_policy
+from .saferead import read_regular
+
+MAX_PACKED_REFS = 1 << 30
 
 # The config that says where `git fetch <remote>` reads and what it writes, asked in one call.
 REMOTE_KEYS = r"^(remote\..+\.(url|fetch|uploadpack|vcs)|url\..+\.insteadof)$"
@@ -56,16 +59,12 @@ class RepoState:
         """{ref: oid} of the committed ``packed-refs`` file (files backend)."""
         def read():
             refs = {}
-            try:
-                with open(os.path.join(self.common_dir, "packed-refs"), "rb") as fh:
-                    for raw in fh:
-                        line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
-                        if not line or line[0] in "#^":
-                            continue
-                        oid, _, ref = line.partition(" ")
-                        refs[ref] = oid
-            except OSError:
-                pass
+            data = read_regular(os.path.join(self.common_dir, "packed-refs"), MAX_PACKED_REFS) or b""
+            for line in data.decode("utf-8", "surrogateescape").splitlines():
+                if not line or line[0] in "#^":
+                    continue
+                oid, _, ref = line.partition(" ")
+                refs[ref] = oid
             return refs
         return self._memo("packed", read)
 

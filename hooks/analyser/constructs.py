@@ -14,6 +14,7 @@ from .shellparse import Parser
 from .shelltree import DYN, RESERVED, Simple, Word, iter_simple, text_of
 from ..harness import registry
 from ..rules import Block
+from ..saferead import read_regular  # noqa: F401 (programtext reads through it)
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
 # Each harness names its own files (``harness/<name>.py``).
@@ -215,28 +216,6 @@ def special_file(path):
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode) and os.path.realpath(path) != "/dev/null"
 
 
-def read_regular(path, limit):
-    """The first ``limit`` bytes of the regular file ``path``; None when it cannot be read or is a pipe,
-    device or socket (opened without waiting: a pipe with no writer would block the check for ever)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, size = [], 0
-        while size < limit:
-            chunk = os.read(fd, limit - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def program_file(analyser, state, name, origin):

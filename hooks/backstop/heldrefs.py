@@ -12,6 +12,7 @@ import time
 
 from .. import gitio
 from ..gitmodel.refnames import ZERO_OID
+from ..saferead import read_regular
 
 DIR = "held"
 MAX_AGE = 600.0  # seconds; a git process that deleted a branch and still runs after this is rare
@@ -30,7 +31,7 @@ def hold(ag_home, pid, deletions):
         os.makedirs(os.path.join(ag_home, DIR), exist_ok=True)
         _prune(ag_home)
         text = "".join("%s %s\n" % (oid, ref) for ref, oid in deletions)
-        fd = os.open(_path(ag_home, pid), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(_path(ag_home, pid), os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
         try:
             os.write(fd, text.encode("utf-8", "surrogateescape"))
         finally:
@@ -47,8 +48,7 @@ def restore(ag_home, pid, cwd=None):
         if time.time() - os.stat(path).st_mtime > MAX_AGE:
             os.unlink(path)
             return []
-        with open(path, "rb") as fh:
-            lines = fh.read().decode("utf-8", "surrogateescape").splitlines()[-MAX_ENTRIES:]
+        lines = (read_regular(path, 1 << 24) or b"").decode("utf-8", "surrogateescape").splitlines()[-MAX_ENTRIES:]
         os.unlink(path)
     except (OSError, ValueError):
         return []

@@ -4,10 +4,11 @@ the guard's rules read, the guard's files and the files that can switch it off, 
 import os
 
 from .. import audit, gitio, guardconfig, guardpaths
+from ..saferead import read_regular
 from ..layout import Layout
 from ..repostate import RepoState
 from .refs import rescue_local_only, undo
-from . import grants, snapshot, store
+from . import grants, reflinks, snapshot, store
 from .report import RULE, UNCHANGED, Report
 
 ROUNDS = 3  # config undone, read again: an included file taken away can uncover (or hide) more
@@ -47,24 +48,25 @@ def run(cwd="."):
 
 
 def _names_agentguard(path):
-    try:
-        with open(path, "rb") as fh:
-            return b"agentguard" in fh.read(4096)
-    except OSError:
-        return False
+    return b"agentguard" in (read_regular(path, 4096) or b"")
 
 
 def check(where, before, report):
     record = snapshot.install_record(where)
     policy = snapshot.policy_of(where, record)
     state = RepoState.of(where)
+    if policy is not None:
+        reflinks.clear_odd_refs(where, policy, report)  # a FIFO there would hang git 2.39's for-each-ref
     config, refs = snapshot.read_git(where, policy)
     if before.get("config") is not None:
         undo_config(where, before["config"], config, policy, report)
     undo_files(where, before, snapshot.owned_files(where, record), report)
+    reflinks.unshare_files(where, snapshot.LINKED, report, lambda path: _show(where, path))
     if policy is not None:
+        reflinks.unshare_refs(where, refs, report)
         if before.get("refs") is not None:
             new_repo = before.get("no_branches") is True
+            refs = reflinks.undo_symrefs(where, before, refs, report)  # the ref itself, never through it
             undo(where, before["refs"], refs, policy, state, report, new_repo=new_repo)
         else:
             rescue_local_only(where, refs, policy, state, report)

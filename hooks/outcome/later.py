@@ -3,6 +3,7 @@ tell the model anything (``descriptor.Protocol.later``): one file per work tree 
 snapshot, written by ``check --after`` and taken (read and removed) by the next ``check --hook``."""
 import os
 
+from ..saferead import read_regular
 from . import snapshot, store
 
 MAX = 64 * 1024
@@ -45,8 +46,4 @@ def take(cwd):
 
 
 def _read(path):
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(MAX).decode("utf-8", "replace")
-    except OSError:
-        return ""
+    return (read_regular(path, MAX) or b"").decode("utf-8", "replace")

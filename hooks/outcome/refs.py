@@ -50,7 +50,7 @@ def may_stand(branch, new, old, refs, policy, state):
 def update(where, ref, new, old, message):
     """Move ``ref`` from ``old`` to ``new`` (None: delete / create), with git checking ``old``."""
     zero = "0" * 40
-    args = HOOKS_OFF + ["update-ref", "-m", "agentguard: " + message]
+    args = HOOKS_OFF + ["update-ref", "--no-deref", "-m", "agentguard: " + message]  # never through a symref
     if new is None:
         args += ["-d", ref] + ([old] if old else [])
     else:

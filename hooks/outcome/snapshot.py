@@ -8,13 +8,15 @@ import os
 import stat
 
 from .. import gitio, guardconfig, guardpaths, layout
+from ..saferead import read_regular
 from ..harness import registry
 from ..policy import PolicyError, load_policy
-from . import store
+from . import reflinks, store
 
 SKIP_IN_HOME = ("audit.jsonl", "lock", store.DIR)  # what changes on its own: the log, the lock, these records
 NOT_WATCHED = registry.not_watched()  # written by the harness itself all the time (not by tool calls)
 MAX_FILES = 3000
+LINKED: set = set()  # regular files ``describe`` found with another name (st_nlink > 1): reflinks.unshare_files
 
 
 def locate(cwd):
@@ -57,7 +59,7 @@ def take(where, previous=None):
         if entry is None or entry[0] != "f" or entry[1] != mode or entry[6] != digest:
             found[path] = ["f", mode, None, None, None, None, digest]
     out = {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
-           "refs": refs}
+           "refs": refs, "symrefs": refs.symrefs}
     if not any(ref.startswith("refs/heads/") for ref in refs) and _is_empty(where):
         out["no_branches"] = True  # a new repository: its first commit may create a protected branch
     return out
@@ -91,9 +93,8 @@ def install_record(where):
     """install's manifest (a dict; {} when there is none that reads)."""
     import json
     try:
-        with open(os.path.join(where.ag_home, "manifest.json"), "rb") as fh:
-            data = json.loads(fh.read(1 << 22).decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+        data = json.loads((read_regular(os.path.join(where.ag_home, "manifest.json"), 1 << 22) or b"").decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
 
@@ -134,17 +135,18 @@ def read_git(where, policy=None):
     patterns = list(policy.branches) if policy is not None else []
     config_out, refs_out = gitio.run_many([
         ["config", "-z", "--show-scope", "--show-origin", "--get-regexp", guardconfig.WATCHED],
-        ["for-each-ref", "--format=%(objectname) %(refname)"]
+        ["for-each-ref", "--format=%(objectname) %(refname) %(symref)"]
         + [p for pat in patterns for p in ("refs/heads/" + pat, "refs/remotes/*/" + pat)]], cwd=where.top,
         env=gitio.scrubbed_env())
     if refs_out[0] != 0 or config_out[0] not in (0, 1):
         raise gitio.GitError("git cannot read this repository's refs or config")
-    refs = {}
+    refs = reflinks.Refs()
     if patterns:
         for line in refs_out[1].decode("utf-8", "surrogateescape").splitlines():
-            oid, _, ref = line.partition(" ")
-            if policy.classify(ref) is not None:
-                refs[ref] = oid
+            ref = reflinks.parse_line(line, refs)
+            if policy.classify(ref) is None:
+                refs.pop(ref)
+                refs.symrefs.pop(ref, None)
     return parse_config(config_out[1], where.top), refs
 
 
@@ -249,6 +251,8 @@ def describe(path, known=None, ag_home=None):
     except OSError:
         return None
     kind = "l" if stat.S_ISLNK(st.st_mode) else "f" if stat.S_ISREG(st.st_mode) else "o"
+    if st.st_nlink > 1 and kind == "f":
+        LINKED.add(path)
     sig = [kind, stat.S_IMODE(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
     if isinstance(known, list) and known[:6] == sig and isinstance(known[6], str):
         return sig + [known[6]]
@@ -256,10 +260,8 @@ def describe(path, known=None, ag_home=None):
         target = os.fsencode(os.readlink(path))
         digest = store.put(ag_home, target) if ag_home else store.sha256(target)
     elif kind == "f":
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read(store.MAX_FILE + 1)
-        except OSError:
+        data = read_regular(path, store.MAX_FILE + 1)  # lstat said a file: one swapped for a FIFO since never waits
+        if data is None:
             return sig + [""]
         digest = store.put(ag_home, data) if ag_home and len(data) <= store.MAX_FILE else store.sha256(data)
     else:
@@ -292,9 +294,9 @@ def adopt_own_writes(ag_home, before):
     now = {path: (describe(path, None, ag_home), _config_entries(path)) for path in before}
     for name in names:
         try:
-            with open(os.path.join(directory, name), "rb") as fh:
-                top = json.loads(fh.read(store.MAX_SNAPSHOT).decode("utf-8")).get("top")
-        except (OSError, ValueError, UnicodeDecodeError, AttributeError):
+            raw = read_regular(os.path.join(directory, name), store.MAX_SNAPSHOT) or b""
+            top = json.loads(raw.decode("utf-8")).get("top")
+        except (ValueError, UnicodeDecodeError, AttributeError):
             continue
         data = store.load(ag_home, top) if isinstance(top, str) else None
         if data is not None and _adopt_into(data, before, now):

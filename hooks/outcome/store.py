@@ -7,6 +7,8 @@ import binascii
 import json
 import os
 
+from ..saferead import read_regular
+
 DIR = "outcome"
 FORMAT = 1
 MAX_SNAPSHOT = 8 << 20
@@ -84,19 +86,17 @@ def put(ag_home, data):
 def get(ag_home, digest):
     """The bytes kept under ``digest``, or None when they are not there (or not what they claim)."""
     try:
-        with open(os.path.join(home(ag_home), "store", digest), "rb") as fh:
-            data = fh.read(MAX_FILE + 1)
-    except (OSError, ValueError, TypeError):
+        data = read_regular(os.path.join(home(ag_home), "store", digest), MAX_FILE + 1)
+    except (ValueError, TypeError):
         return None
-    return data if sha256(data) == digest else None
+    return data if data is not None and sha256(data) == digest else None
 
 
 def load(ag_home, top):
     """The snapshot of work tree ``top``, or None when there is none that reads."""
     try:
-        with open(snapshot_path(ag_home, top), "rb") as fh:
-            data = json.loads(fh.read(MAX_SNAPSHOT).decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
+        data = json.loads((read_regular(snapshot_path(ag_home, top), MAX_SNAPSHOT) or b"").decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("top") != top:
         return None

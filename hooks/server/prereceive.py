@@ -19,6 +19,7 @@ from .. import rules
 from ..backstop.reflines import Malformed, is_oid, is_zero, parse_reftx
 from ..gitio import GitError, read_bounded, run as git_run
 from ..policy import PolicyError
+from ..saferead import read_regular
 from ..textsafe import safe
 from . import identity, serverpolicy
 
@@ -59,11 +60,7 @@ def may_be_symref(git_dir, ref):
     path = os.path.join(git_dir, ref)
     if os.path.islink(path):
         return True
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(4) == b"ref:"
-    except OSError:
-        return False  # no loose file (packed, or new): not a symbolic ref
+    return read_regular(path, 4) == b"ref:"  # None: no loose file (packed, or new), or no file at all
 
 
 def symref_target(ref):
