@@ -5,8 +5,15 @@ for real between the pre-check and the after-check (as tests/test_outcome.py dri
 proved to have done its damage, then undone exactly: the ref itself repaired (never written through a
 symref), nothing else moved, nothing lost."""
 import base64
+import json
 import os
+import signal
+import stat
+import subprocess
 
+import pytest
+
+from helpers import AGENTGUARD
 from test_outcome import after, doctor_fails, guard_files, pre_check
 
 HOOKS_OFF = "git -c core.hooksPath=/dev/null"
@@ -153,3 +160,161 @@ def test_a_stale_packed_main_uncovered_by_deleting_the_loose_ref_is_put_back(gua
     report = repaired(repo)
     assert repo.rev("main") == main and repo.rev(report["rescued"][0]) == feat
     settled(repo)
+
+
+# -- links onto the guard ----------------------------------------------------------------------------
+def _read(path):
+    with open(path, "rb") as fh:
+        return fh.read()
+
+
+def test_a_hard_link_to_a_hook_is_broken_so_writing_it_later_changes_nothing(guarded, tmp_path):
+    repo, _ = guarded
+    hook = os.path.join(repo.path, ".git", "hooks", "reference-transaction")
+    link = tmp_path / "later"
+    was, files = _read(hook), guard_files(repo)
+    drive(repo, "ln .git/hooks/reference-transaction %s" % link)
+    assert os.stat(hook).st_nlink == 2, "the command made no link"
+    report = repaired(repo)
+    assert any(u["kind"] == "file" and u["path"] == hook for u in report["undone"]), report
+    assert os.stat(hook).st_nlink == 1
+    link.write_bytes(b"#!/bin/sh\nexit 0\n")  # the job that acts after the after-check ran
+    assert _read(hook) == was and guard_files(repo) == files
+    settled(repo)
+
+
+def test_a_hard_link_from_outside_into_the_guards_home_is_broken(guarded, tmp_path):
+    """A copy of the runtime's `check` put back as a hard link to a file the caller controls: same bytes,
+    so only the second name tells."""
+    repo, _ = guarded
+    check = os.path.join(repo.path, ".git", "agentguard", "check")
+    outside = tmp_path / "mine"
+    was = _read(check)
+    drive(repo, "cp -p .git/agentguard/check %s && ln -f %s .git/agentguard/check" % (outside, outside))
+    assert os.stat(check).st_nlink == 2 and os.path.samefile(check, str(outside))
+    repaired(repo)
+    assert not os.path.samefile(check, str(outside)) and os.stat(check).st_nlink == 1
+    outside.write_bytes(b"#!/bin/sh\necho '{}'\n")
+    assert _read(check) == was
+    settled(repo)
+
+
+def test_a_hard_link_to_mains_ref_file_is_broken_so_writing_it_later_moves_nothing(guarded, tmp_path):
+    repo, _ = guarded
+    main, feat = repo.rev("main"), repo.rev("feat")
+    link = tmp_path / "main-ref"
+    drive(repo, "ln .git/refs/heads/main %s" % link)
+    assert os.stat(link).st_nlink == 2
+    report = repaired(repo)
+    assert any(u["kind"] == "ref" and u["ref"] == "refs/heads/main" for u in report["undone"]), report
+    link.write_text(feat + "\n")
+    assert repo.rev("main") == main, "writing the other name still moves main"
+    settled(repo)
+
+
+def test_mains_ref_file_made_a_symlink_to_a_file_the_caller_controls_is_written_again(guarded, tmp_path):
+    repo, _ = guarded
+    main, feat = repo.rev("main"), repo.rev("feat")
+    mine = tmp_path / "mine"
+    mine.write_text(main + "\n")
+    drive(repo, "ln -sf %s .git/refs/heads/main" % mine)
+    assert os.path.islink(os.path.join(repo.path, ".git", "refs", "heads", "main")) and repo.rev("main") == main
+    repaired(repo)
+    mine.write_text(feat + "\n")
+    assert repo.rev("main") == main
+    settled(repo)
+
+
+def test_a_hook_replaced_by_a_symlink_to_a_file_the_caller_controls_is_restored(guarded, tmp_path):
+    repo, _ = guarded
+    hook = os.path.join(repo.path, ".git", "hooks", "pre-push")
+    mine = tmp_path / "mine"
+    was, files = _read(hook), guard_files(repo)
+    mine.write_bytes(was)
+    drive(repo, "ln -sf %s .git/hooks/pre-push" % mine)
+    assert os.path.islink(hook)
+    repaired(repo)
+    mine.write_bytes(b"#!/bin/sh\nexit 0\n")
+    assert not os.path.islink(hook) and _read(hook) == was and guard_files(repo) == files
+    settled(repo)
+
+
+def test_an_ordinary_hard_link_in_the_work_tree_is_left_alone(guarded):
+    repo, _ = guarded
+    drive(repo, "echo hi > a.txt && ln a.txt b.txt")
+    rc, report = after(repo)
+    assert (rc, report["decision"], report["undone"]) == (0, "unchanged", []), report
+
+
+# -- a FIFO, socket or directory where a guarded file was ---------------------------------------------
+def within(argv, repo, seconds=40):
+    """Run ``argv`` in its own process group; on a timeout kill the whole group and fail: it hung."""
+    proc = subprocess.Popen(argv, cwd=repo.path, env=repo.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("%s hung on a FIFO" % " ".join(argv[:3]))
+    return proc.returncode, out, err
+
+
+def after_within(repo, cli=False):
+    argv = [AGENTGUARD, "check"] if cli else [os.path.join(repo.path, ".git", "agentguard", "check")]
+    rc, out, err = within(argv + ["--after", "--json"], repo)
+    assert out.strip(), err
+    return rc, json.loads(out)
+
+
+MAKE = {"fifo": "rm -f {p} && mkfifo {p}",
+        "socket": "rm -f {p} && python3 -c \"import socket,sys;socket.socket(socket.AF_UNIX).bind(sys.argv[1])\" {p}",
+        "directory": "rm -f {p} && mkdir {p} && echo x > {p}/inside"}
+WHERE = {"hook": ".git/hooks/pre-push", "check": ".git/agentguard/check", "policy": ".git/agentguard/policy.json",
+         "manifest": ".git/agentguard/manifest.json", "main-ref": ".git/refs/heads/main"}
+
+
+def unmoved(files):
+    """``guard_files`` without what the after-check moved aside (kept, never deleted)."""
+    return {root: {k: v for k, v in found.items() if ".agentguard-moved-" not in k} if isinstance(found, dict)
+            else found for root, found in files.items()}
+
+
+@pytest.mark.parametrize("kind", sorted(MAKE))
+@pytest.mark.parametrize("what", sorted(WHERE))
+def test_a_fifo_socket_or_directory_where_a_guarded_file_was_is_repaired_without_hanging(guarded, what, kind):
+    repo, _ = guarded
+    path = os.path.join(repo.path, WHERE[what])
+    main, files, feat = repo.rev("main"), guard_files(repo), repo.rev("feat")
+    if what == "main-ref":
+        repo.run("checkout", "-q", "feat")
+    command = MAKE[kind].format(p=WHERE[what])
+    pre_check(repo, command)
+    proc = repo.sh(command)
+    assert proc.returncode == 0, proc.stderr
+    assert not stat.S_ISREG(os.lstat(path).st_mode), "the command did no damage"
+    rc, report = after_within(repo, cli=what == "check")
+    assert (rc, report["decision"], report["failed"]) == (3, "repaired", []), report
+    assert stat.S_ISREG(os.lstat(path).st_mode)
+    assert unmoved(guard_files(repo)) == unmoved(files) and (repo.rev("main"), repo.rev("feat")) == (main, feat)
+    moved = [n for n in os.listdir(os.path.dirname(path)) if ".agentguard-moved-" in n]
+    if kind == "directory" and what != "main-ref":
+        assert len(moved) == 1, "the directory was deleted, not moved aside"  # nothing lost
+    rc, report = after_within(repo)
+    assert (rc, report["decision"], report["undone"]) == (0, "unchanged", []), report
+
+
+@pytest.mark.parametrize("what", sorted(set(WHERE) - {"main-ref"}))
+def test_the_pre_check_and_the_doctor_never_wait_on_a_fifo(guarded, what):
+    """Left between two calls (by a job the after-check did not see): the next pre-check, the doctor
+    and a git command under the backstop hooks all finish. (A FIFO as main's ref file makes git 2.39
+    itself wait, any git command: test_hole_a_fifo_as_a_ref_file_makes_git_239_itself_wait.)"""
+    repo, _ = guarded
+    path = os.path.join(repo.path, WHERE[what])
+    os.unlink(path)
+    os.mkfifo(path)
+    check = [AGENTGUARD, "check"] if what == "check" else [os.path.join(repo.path, ".git", "agentguard", "check")]
+    within(check + ["--json", "--", "git status"], repo)
+    within([AGENTGUARD, "doctor", "--json"], repo)
+    within(["git", "commit", "-q", "--allow-empty", "-m", "x"], repo)
+    within(["git", "push", "-q", "origin", "HEAD:refs/heads/topic"], repo)

@@ -56,7 +56,7 @@ def check(where, before, report):
     policy = snapshot.policy_of(where, record)
     state = RepoState.of(where)
     if policy is not None:
-        reflinks.clear_odd_refs(where, policy, report)  # a FIFO there would hang git 2.39's for-each-ref
+        reflinks.clear_odd_refs(where, policy, before.get("refs"), report)  # a FIFO would hang git 2.39
     config, refs = snapshot.read_git(where, policy)
     if before.get("config") is not None:
         undo_config(where, before["config"], config, policy, report)

@@ -87,15 +87,19 @@ def loose_ref_path(where, ref):
     return os.path.join(where.common_dir, *parts)
 
 
-def clear_odd_refs(where, policy, report):
+def clear_odd_refs(where, policy, before, report):
     """A FIFO, socket or device where a protected branch's loose ref file is (one lstat per protected
     name without a wildcard): taken away before git reads the refs (git 2.39 would wait on a FIFO for
-    ever); the branch then reads as deleted, and is put back like one."""
+    ever); the branch then reads as deleted, and is put back like one. A directory there, where the
+    branch stood before (``before``: the snapshot's refs), is moved aside (``_dir_aside``)."""
     for name in policy.branches:
         path = None if any(c in name for c in "*?[") else loose_ref_path(where, "refs/heads/" + name)
         try:
             mode = os.lstat(path).st_mode if path else stat.S_IFREG
         except OSError:
+            continue
+        if stat.S_ISDIR(mode) and "refs/heads/" + name in (before or {}):
+            _dir_aside(where, name, path, report)
             continue
         if stat.S_ISREG(mode) or stat.S_ISLNK(mode) or stat.S_ISDIR(mode):
             continue
@@ -107,6 +111,30 @@ def clear_odd_refs(where, policy, report):
             continue
         report.add("ref", "the ref file of protected branch %s was not a file (a FIFO or socket): taken away"
                    % name, ref="refs/heads/" + name, old="", new="")
+
+
+def _dir_aside(where, name, path, report):
+    """Protected branch ``name`` deleted and a directory made in its place (``main/x``): every branch
+    below it is kept on ``agentguard/rescued/<name>/...``, the directory goes to the guard's home
+    (kept, never deleted), so that ``name`` can be put back."""
+    rc, out = gitio.run(["for-each-ref", "--format=%(objectname) %(refname)", "refs/heads/%s/" % name],
+                        cwd=where.top)
+    kept = []
+    for line in out.decode("utf-8", "surrogateescape").splitlines() if rc == 0 else ():
+        oid, _, ref = line.partition(" ")
+        rescued = "refs/heads/agentguard/rescued/" + ref[len("refs/heads/"):]
+        if _git(where, ["update-ref", "--no-deref", "-m", "agentguard: rescued " + ref, rescued, oid, "0" * 40]):
+            kept.append(rescued[len("refs/heads/"):])
+    aside = os.path.join(store.home(where.ag_home), "moved", "%s-%d" % (name.replace("/", "-"), os.getpid()))
+    try:
+        os.makedirs(os.path.dirname(aside), exist_ok=True)
+        os.replace(path, aside)
+    except OSError:
+        report.fail("protected branch %s was replaced by a directory that could not be moved aside" % name)
+        return
+    report.add("ref", "protected branch %s was replaced by a directory: moved to %s%s" % (
+        name, aside, "; the branches in it are kept on " + ", ".join(kept) if kept else ""),
+        ref="refs/heads/" + name, old="", new="")
 
 
 def unshare_refs(where, refs, report):

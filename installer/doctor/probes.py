@@ -17,6 +17,7 @@ import tempfile
 from ...hooks.gitio import kill_group
 from ...hooks.gitmodel.refnames import ZERO_OID as ZERO
 from ...hooks.policy import literal_prefix
+from ...hooks.saferead import read_regular
 from ..gitaccess.gitenv import clean_env
 from ..gitaccess.repo import is_reftable
 
@@ -137,10 +138,8 @@ def own_copy(box, hook_path):
     import re
     from ..setup.hookscripts import is_ours
     for path in (hook_path, hook_path + ".legacy"):
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
+        data = read_regular(path, 1 << 24)  # a FIFO where the hook was is never waited on
+        if data is None:
             continue
         if is_ours(data):
             if re.search(rb"^ag_chained=''$", data, re.M):

@@ -6,6 +6,7 @@ is agentguard's; anything else in the hooks directory belongs to the user.
 import json
 import os
 
+from ...hooks.saferead import read_regular
 from ..fsops import atomic_write
 
 NAME = "manifest.json"
@@ -19,12 +20,13 @@ def load(ag_home):
 def read(ag_home):
     """(record, None), or (None, why there is none: "missing", "unreadable", "not a record this agentguard
     reads")."""
+    path = os.path.join(ag_home, NAME)
+    raw = read_regular(path, 1 << 20)  # a FIFO put there is never waited on
+    if raw is None:
+        return None, "unreadable" if os.path.lexists(path) else "missing"
     try:
-        with open(os.path.join(ag_home, NAME), "rb") as fh:
-            data = json.loads(fh.read(1 << 20).decode("utf-8"))
-    except FileNotFoundError:
-        return None, "missing"
-    except (OSError, ValueError, UnicodeDecodeError):
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
         return None, "unreadable"
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("hooks"), dict):
         return None, "not a record this agentguard reads"
