@@ -7,6 +7,7 @@ symref), nothing else moved, nothing lost."""
 import base64
 import json
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -318,3 +319,56 @@ def test_the_pre_check_and_the_doctor_never_wait_on_a_fifo(guarded, what):
     within([AGENTGUARD, "doctor", "--json"], repo)
     within(["git", "commit", "-q", "--allow-empty", "-m", "x"], repo)
     within(["git", "push", "-q", "origin", "HEAD:refs/heads/topic"], repo)
+
+
+# -- doctor --fix on the same states ------------------------------------------------------------------
+def _doctor_fix(repo):
+    fails, _ = doctor_fails(repo)
+    assert "branches.refshape" in fails, fails
+    proc = repo.agentguard("doctor", "--fix", "--json", check=False)
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.parametrize("snapshot_kept", [True, False])
+def test_doctor_fix_makes_a_symref_main_a_ref_of_its_own_never_writing_through(guarded, snapshot_kept):
+    """main made a symref to feat (a commit ahead): --fix puts main back (the last snapshot's place,
+    else its counterpart's after the rescue), feat untouched; without any record, never deleted."""
+    repo, _ = guarded
+    main, feat = repo.rev("main"), repo.rev("feat")
+    repo.run("checkout", "-q", "feat")
+    pre_check(repo, "true")
+    if not snapshot_kept:
+        shutil.rmtree(os.path.join(repo.path, ".git", "agentguard", "outcome"))
+    repo.sh("printf 'ref: refs/heads/feat\\n' > .git/refs/heads/main")
+    assert symref(repo, "refs/heads/main") == "refs/heads/feat"
+    _doctor_fix(repo)
+    assert symref(repo, "refs/heads/main") is None and (repo.rev("main"), repo.rev("feat")) == (main, feat)
+    assert doctor_fails(repo) == ([], True)
+
+
+def test_doctor_fix_on_a_symref_main_where_its_target_is_at_the_same_commit(guarded):
+    """Nothing ahead, so only the shape tells: main -> side, side at main's commit."""
+    repo, _ = guarded
+    main = repo.rev("main")
+    repo.run("branch", "side")
+    repo.run("checkout", "-q", "feat")
+    repo.sh("printf 'ref: refs/heads/side\\n' > .git/refs/heads/main")
+    _doctor_fix(repo)
+    assert symref(repo, "refs/heads/main") is None and repo.rev("main") == main == repo.rev("side")
+    assert doctor_fails(repo) == ([], True)
+
+
+def test_doctor_fix_on_a_dangling_symref_main_and_a_hard_linked_ref_file(guarded, tmp_path):
+    repo, _ = guarded
+    main, feat = repo.rev("main"), repo.rev("feat")
+    repo.run("checkout", "-q", "feat")
+    pre_check(repo, "true")
+    repo.sh("printf 'ref: refs/heads/nowhere\\n' > .git/refs/heads/main")
+    _doctor_fix(repo)
+    assert symref(repo, "refs/heads/main") is None and repo.rev("main") == main
+    assert repo.rev("refs/heads/nowhere") is None
+    link = tmp_path / "main-ref"
+    os.link(os.path.join(repo.path, ".git", "refs", "heads", "main"), str(link))
+    _doctor_fix(repo)
+    link.write_text(feat + "\n")
+    assert repo.rev("main") == main and doctor_fails(repo) == ([], True)

@@ -44,6 +44,12 @@ def _git(where, args):
     return rc == 0
 
 
+def symref_of(where, ref, env=None):
+    """The target of symbolic ref ``ref`` (dangling or not), or None (a git process: repairs only)."""
+    rc, out = gitio.run(["symbolic-ref", "-q", ref], cwd=where.top, env=env)
+    return out.decode("utf-8", "surrogateescape").strip() or None if rc == 0 else None
+
+
 def undo_symrefs(where, before, now, report):
     """Put back every protected ref whose symbolic-ref state the call changed (made one, re-pointed,
     turned into a plain ref): the ref itself, its target untouched. Returns {ref: oid} as it stands

@@ -1,7 +1,7 @@
 """The doctor's checks, per group, in the order they run (and are printed): the registry the
 runner (``installer/doctor/runner.py``) walks. A group's checks live in one module."""
 from . import push
-from . import auditlog, backstop, branches, bypass, gitsetup, harness, live, policy, runtime
+from . import auditlog, backstop, branches, bypass, gitsetup, harness, live, policy, refshape, runtime
 
 GROUPS = [
     ("git", [gitsetup.check_version, gitsetup.check_ref_storage, gitsetup.check_git_options]),
@@ -14,7 +14,8 @@ GROUPS = [
     ("probe", [live.check_probes]),
     ("bypass", [bypass.check_aliases, bypass.check_env, bypass.check_hooks_path, bypass.check_includes,
                 bypass.check_config_hooks, bypass.check_template_dir]),
-    ("branches", [branches.check_ahead, branches.check_counterpart, branches.check_tracking]),
+    ("branches", [refshape.check_refshape, branches.check_ahead, branches.check_counterpart,
+                  branches.check_tracking]),
     ("adapters", [harness.check_adapters]),
     ("audit", [auditlog.check_audit, auditlog.check_grants]),
 ]
