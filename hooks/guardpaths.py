@@ -30,8 +30,9 @@ COMMON_FILES = (HOME, "hooks", "refs", "packed-refs", "config")
 
 
 def real(path):
-    """``path`` with symlinks resolved as far as it exists, the rest normalised lexically."""
-    path = os.path.normpath(path)
+    """``path`` with symlinks resolved as far as it exists, the rest normalised lexically. A ``..``
+    after a symlink climbs from the symlink's target, as the OS does (``link/../x``), never lexically."""
+    path = os.path.realpath(path) if os.sep + ".." in path else os.path.normpath(path)
     head, tail = path, []
     while head and not os.path.lexists(head):
         head, part = os.path.split(head)

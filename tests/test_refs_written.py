@@ -372,3 +372,48 @@ def test_doctor_fix_on_a_dangling_symref_main_and_a_hard_linked_ref_file(guarded
     _doctor_fix(repo)
     link.write_text(feat + "\n")
     assert repo.rev("main") == main and doctor_fails(repo) == ([], True)
+
+
+# -- a file tool's path through a symlink in the work tree --------------------------------------------
+THROUGH_LINKS = ["hooks-link/../refs/heads/main", "hooks-link/../hooks/pre-push", "git-link/refs/heads/main",
+                 "hooks-link/../packed-refs", "hooks-link/../agentguard/check"]
+
+
+def _links(repo):
+    os.symlink(os.path.join(repo.path, ".git", "hooks"), os.path.join(repo.path, "hooks-link"))
+    os.symlink(os.path.join(repo.path, ".git"), os.path.join(repo.path, "git-link"))
+
+
+def _write_decision(repo, path):
+    proc = subprocess.run([AGENTGUARD, "check", "--json", "--cwd", repo.path, "--write", path], env=repo.env,
+                          capture_output=True, text=True, timeout=60)
+    return json.loads(proc.stdout)["decision"]
+
+
+@pytest.mark.parametrize("path", THROUGH_LINKS)
+def test_a_file_tool_write_through_a_symlink_is_judged_where_the_os_puts_it(guarded, path):
+    """`hooks-link/../refs/heads/main` with hooks-link -> .git/hooks is .git/refs/heads/main to the OS
+    (the symlink first, then ..), not refs/heads/main in the work tree (the text's reading)."""
+    repo, _ = guarded
+    _links(repo)
+    assert os.path.realpath(os.path.join(repo.path, path)).startswith(os.path.join(repo.path, ".git") + os.sep)
+    assert _write_decision(repo, path) == "block"
+
+
+def test_a_write_through_a_symlink_that_ran_anyway_is_repaired(guarded):
+    """The harness wrote it without asking (or the refusal was ignored): the after-check puts main back."""
+    repo, _ = guarded
+    main, feat = repo.rev("main"), repo.rev("feat")
+    _links(repo)
+    drive(repo, "printf '%s\\n' {} > hooks-link/../refs/heads/main".format(feat))
+    assert repo.rev("main") == feat
+    report = repaired(repo)
+    assert repo.rev("main") == main and repo.rev(report["rescued"][0]) == feat
+
+
+def test_an_ordinary_write_through_a_symlink_in_the_work_tree_is_allowed(guarded):
+    repo, _ = guarded
+    os.makedirs(os.path.join(repo.path, "src"))
+    os.symlink(os.path.join(repo.path, "src"), os.path.join(repo.path, "src-link"))
+    assert _write_decision(repo, "src-link/../notes.txt") == "allow"
+    assert _write_decision(repo, "src-link/main.py") == "allow"

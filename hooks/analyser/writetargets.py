@@ -109,7 +109,8 @@ class WriteTargets:
             if GUARD_TEXT.search(text):
                 raise Block("unanalysable", "%s in an unknown directory" % what)
             return
-        path = os.path.normpath(os.path.join(state.cwd, os.path.expanduser(text)))
+        path = os.path.join(state.cwd, os.path.expanduser(text))
+        path = real(path) if os.sep + ".." in path else os.path.normpath(path)  # `link/..`: where the OS goes
         target = real(path)
         state.written.add(target)
         if target in self.user_configs():
