@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from helpers import AGENTGUARD
+from helpers import AGENTGUARD, Git
 from test_outcome import after, doctor_fails, guard_files, pre_check
 
 HOOKS_OFF = "git -c core.hooksPath=/dev/null"
@@ -417,3 +417,41 @@ def test_an_ordinary_write_through_a_symlink_in_the_work_tree_is_allowed(guarded
     os.symlink(os.path.join(repo.path, "src"), os.path.join(repo.path, "src-link"))
     assert _write_decision(repo, "src-link/../notes.txt") == "allow"
     assert _write_decision(repo, "src-link/main.py") == "allow"
+
+
+def test_hole_a_hard_link_to_a_config_file_is_not_broken(guarded, tmp_path):
+    """`.git/config` (like `~/.gitconfig`) is the user's file: a second name made to it is left (a
+    dotfile manager may link it), so a write through that name later is seen only as a config change,
+    by the next check (SECURITY.md, "Refs written without git, and links onto the guard")."""
+    repo, _ = guarded
+    link = tmp_path / "config-link"
+    drive(repo, "ln .git/config %s" % link)
+    rc, report = after(repo)
+    assert (rc, report["decision"]) == (0, "unchanged"), report
+    assert os.stat(str(link)).st_nlink == 2 and os.path.samefile(str(link), os.path.join(repo.path, ".git", "config"))
+
+
+def test_a_symref_main_is_repaired_in_reftable_storage(guarded, tmp_path):
+    """Reftable storage (`git init --ref-format=reftable`, git 2.45+): the repair asks git, so it holds
+    there too. An older git makes no reftable repository (there is nothing to guard)."""
+    env = guarded[0].env
+    work, bare = tmp_path / "rt", tmp_path / "rt.git"
+    proc = subprocess.run(["git", "init", "-q", "-b", "main", "--ref-format=reftable", str(work)], env=env,
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        assert "ref-format" in proc.stderr, proc.stderr
+        return
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(bare)], env=env, check=True)
+    repo = Git(str(work), env)
+    repo.commit("initial")
+    repo.run("remote", "add", "origin", str(bare))
+    repo.run("push", "-q", "-u", "origin", "main")
+    repo.agentguard("install")
+    repo.run("checkout", "-q", "-b", "feat")
+    repo.commit("feature work")
+    assert repo.run("rev-parse", "--show-ref-format").stdout.strip() == "reftable"
+    main, feat = repo.rev("main"), repo.rev("feat")
+    drive(repo, HOOKS_OFF + " symbolic-ref refs/heads/main refs/heads/feat")
+    assert symref(repo, "refs/heads/main") == "refs/heads/feat"
+    repaired(repo)
+    assert symref(repo, "refs/heads/main") is None and (repo.rev("main"), repo.rev("feat")) == (main, feat)
