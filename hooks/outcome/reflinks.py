@@ -7,6 +7,7 @@ import os
 import stat
 
 from .. import gitio, guardpaths
+from ..saferead import read_regular
 from . import store
 
 HOOKS_OFF = ["-c", "core.hooksPath=/dev/null"]  # the guard's own repair: its hooks must not judge it
@@ -100,8 +101,10 @@ def clear_odd_refs(where, policy, before, report):
     branch stood before (``before``: the snapshot's refs), is moved aside (``_dir_aside``)."""
     for name in policy.branches:
         path = None if any(c in name for c in "*?[") else loose_ref_path(where, "refs/heads/" + name)
+        if path is None:
+            continue
         try:
-            mode = os.lstat(path).st_mode if path else stat.S_IFREG
+            mode = os.lstat(path).st_mode
         except OSError:
             continue
         if stat.S_ISDIR(mode) and "refs/heads/" + name in (before or {}):
@@ -201,7 +204,8 @@ def unshare_files(where, linked, report, show):
             continue
         if not stat.S_ISREG(st.st_mode) or st.st_nlink == 1:
             continue  # already written again (restored by the file comparison)
-        data = _read_regular(path)
+        data = read_regular(path, store.MAX_FILE + 1)
+        data = data if data is not None and len(data) <= store.MAX_FILE else None
         if data is None:
             report.fail("%s has another name (a hard link) and could not be read to be written again" % show(path))
             continue
@@ -212,19 +216,3 @@ def unshare_files(where, linked, report, show):
             continue
         report.add("file", "%s had another name (a hard link, which could change it later): it is a file of its "
                    "own again, same bytes" % show(path), path=path)
-
-
-def _read_regular(path):
-    """The bytes of ``path`` when it is a regular file (opened without blocking: never a FIFO's reader)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(store.MAX_FILE + 1)
-        return data if len(data) <= store.MAX_FILE else None
-    finally:
-        os.close(fd)
