@@ -74,6 +74,20 @@ def test_main_made_a_symref_with_git_while_on_it_is_restored(guarded):
     settled(repo)
 
 
+def test_main_made_a_symref_to_a_branch_at_the_same_commit_is_restored(guarded):
+    """Nothing moved, so only the shape tells: main -> side, side at main's commit (a later commit on
+    side would move main with no transaction on main)."""
+    repo, _ = guarded
+    main = repo.rev("main")
+    repo.run("branch", "side")
+    repo.run("checkout", "-q", "feat")
+    drive(repo, "printf 'ref: refs/heads/side\\n' > .git/refs/heads/main")
+    assert symref(repo, "refs/heads/main") == "refs/heads/side" and repo.rev("main") == main
+    repaired(repo)
+    assert symref(repo, "refs/heads/main") is None and repo.rev("main") == main == repo.rev("side")
+    settled(repo)
+
+
 def test_main_made_a_dangling_symref_is_restored_and_nothing_created(guarded):
     repo, _ = guarded
     main, branches = repo.rev("main"), sorted(repo.branches())
