@@ -338,7 +338,7 @@ def test_the_pre_check_and_the_doctor_never_wait_on_a_fifo(guarded, what):
 # -- doctor --fix on the same states ------------------------------------------------------------------
 def _doctor_fix(repo):
     fails, _ = doctor_fails(repo)
-    assert "branches.refshape" in fails, fails
+    assert "refs.shape" in fails, fails
     proc = repo.agentguard("doctor", "--fix", "--json", check=False)
     return json.loads(proc.stdout)
 

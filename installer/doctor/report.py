@@ -7,7 +7,7 @@ PLAIN = {"pass": "PASS", "warn": "WARN", "fail": "FAIL"}
 RICH = {"pass": "[green]✓[/green]", "warn": "[yellow]![/yellow]", "fail": "[bold red]✗[/bold red]"}
 GROUPS = {"git": "git", "install": "installation", "hooks": "hooks", "runtime": "runtime",
           "policy": "policy", "probe": "live probes", "bypass": "bypass set-ups",
-          "branches": "protected branches", "audit": "audit log"}
+          "refs": "protected refs (their shape)", "branches": "protected branches", "audit": "audit log"}
 
 
 def emit(doctor, as_json, fixed=None):

@@ -43,11 +43,11 @@ def check_refshape(ctx):
         return
     odd = _odd(ctx)
     if odd:
-        ctx.add("branches.refshape", "fail", "; ".join("protected branch %s is %s" % (safe(b, 80), safe(why, 200))
+        ctx.add("refs.shape", "fail", "; ".join("protected branch %s is %s" % (safe(b, 80), safe(why, 200))
                                                          for b, why, _ in odd[:3]),
                 "agentguard doctor --fix   # makes each a ref of its own again", repair=REFSHAPE)
     else:
-        ctx.add("branches.refshape", "pass", "every protected branch is a plain ref")
+        ctx.add("refs.shape", "pass", "every protected branch is a plain ref")
 
 
 def _refshape(doctor):
