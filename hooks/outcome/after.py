@@ -7,7 +7,7 @@ from .. import audit, gitio, guardconfig, guardpaths
 from ..layout import Layout
 from ..repostate import RepoState
 from .refs import rescue_local_only, undo
-from . import grants, snapshot, store
+from . import grants, localremotes, snapshot, store
 from .report import RULE, UNCHANGED, Report
 
 ROUNDS = 3  # config undone, read again: an included file taken away can uncover (or hide) more
@@ -58,6 +58,7 @@ def check(where, before, report):
     record = snapshot.install_record(where)
     policy = snapshot.policy_of(where, record)
     state = RepoState.of(where)
+    localremotes.undo(where, before, policy, report)  # first: the refs check below asks the remote
     config, refs = snapshot.read_git(where, policy)
     if before.get("config") is not None:
         undo_config(where, before["config"], config, policy, report)
