@@ -202,6 +202,17 @@ def test_after_check_restores_the_server_guard_deleted_from_the_remote(guarded):
     assert os.access(pre_receive, os.X_OK)
 
 
+def test_a_remote_taken_away_is_reported(guarded, tmp_path):
+    """A call that moves the whole remote away (a Python rename the analyser does not read as one): the
+    after-check cannot put it back and says so (the user is told to run the doctor)."""
+    repo, bare = guarded
+    command = "python3 -c \"import os; os.rename(%r, %r)\"" % (bare.path, str(tmp_path / "moved.git"))
+    assert call(repo, command).returncode == 0
+    assert not os.path.exists(bare.path)
+    status, report = after(repo)
+    assert status == 1 and any("work-remote.git" in f for f in report["failed"]), report
+
+
 LOOK_ALIKES = ["git push -q origin feat", "git fetch -q", "git ls-remote {R} >/dev/null", "git clone -q {R} copy",
                "git -C {R} log --oneline >/dev/null", "cat {R}/HEAD"]
 

@@ -58,8 +58,9 @@ def check(where, before, report):
     record = snapshot.install_record(where)
     policy = snapshot.policy_of(where, record)
     state = RepoState.of(where)
-    localremotes.undo(where, before, policy, report)  # first: the refs check below asks the remote
+    reading = localremotes.start(where, before, policy)  # alongside read_git's processes
     config, refs = snapshot.read_git(where, policy)
+    localremotes.undo(where, before, reading, report)  # first: the refs check below asks the remote
     if before.get("config") is not None:
         undo_config(where, before["config"], config, policy, report)
     undo_files(where, before, snapshot.owned_files(where, record), report)

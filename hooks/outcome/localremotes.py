@@ -152,26 +152,60 @@ def read(where, dirs, policy, previous=None):
     return out
 
 
-def take(where, config, policy, previous=None):
-    """The local-path remotes' part of a snapshot (``read``), remembered for the analyser (``known``)."""
+class Reading:
+    """``read`` of the remotes a snapshot named, started now in a thread so that its git process runs
+    alongside the caller's own (``snapshot.read_git``); ``wait`` gives its answer."""
+
+    def __init__(self, where, was, policy):
+        import threading
+        self.dirs = sorted(gd for gd in was if isinstance(gd, str) and os.path.isdir(gd))
+        self._found: dict = {}
+        self._thread = threading.Thread(target=self._run, args=(where, policy, was), daemon=True)
+        self._thread.start()
+
+    def _run(self, where, policy, was):
+        try:
+            self._found = read(where, self.dirs, policy, was)
+        except Exception:  # (gitio.GitError...): waited for, the answer is then read again
+            self._found = {}
+
+    def wait(self):
+        self._thread.join()
+        return self._found
+
+
+def start(where, snapshot, policy):
+    """A ``Reading`` of the local-path remotes ``snapshot`` recorded, or None when there is none (the
+    common case: nothing started)."""
+    was = (snapshot or {}).get("local_remotes")
+    return Reading(where, was, policy) if isinstance(was, dict) and was and policy is not None else None
+
+
+def take(where, config, policy, previous=None, reading=None):
+    """The local-path remotes' part of a snapshot (``read``; what ``reading`` already read is not read
+    again), remembered for the analyser (``known``)."""
     dirs = git_dirs(config, where)
     _remember(where.ag_home, dirs)
-    return read(where, dirs, policy, (previous or {}).get("local_remotes"))
+    found = reading.wait() if reading is not None else {}
+    was = (previous or {}).get("local_remotes")
+    found.update(read(where, [gd for gd in dirs if gd not in found], policy, was if isinstance(was, dict) else None))
+    return {gd: found[gd] for gd in dirs if gd in found}
 
 
 # -- the after-check ------------------------------------------------------------------------------
-def undo(where, before, policy, report):
-    """Put back what the call did to the local-path remotes ``before`` (a snapshot) recorded: first of
-    all the checks, so the local refs check (which believes ``origin/main`` when the remote advertises
-    it) asks a remote already put back."""
-    was = before.get("local_remotes")
-    if not isinstance(was, dict) or not was or policy is None:
+def undo(where, before, reading, report):
+    """Put back what the call did to the local-path remotes ``before`` (a snapshot) recorded, as
+    ``reading`` (``start``) found them: before the local refs are judged, so the local refs check (which
+    believes ``origin/main`` when the remote advertises it) asks a remote already put back."""
+    if reading is None:
         return
-    dirs = sorted(gd for gd in was if isinstance(gd, str) and os.path.isdir(gd))
-    now = read(where, dirs, policy, was)
-    for gd in dirs:
-        old, new = was[gd], now[gd]
-        if isinstance(old.get("refs"), dict) and new["refs"] is not None:
+    was, now = before["local_remotes"], reading.wait()
+    for gd in sorted(was):
+        old, new = was[gd], now.get(gd)
+        if not isinstance(old, dict) or new is None or isinstance(old.get("refs"), dict) and new["refs"] is None:
+            report.fail("the remote %s (reached by a local path) could not be read after the call" % gd)
+            continue
+        if isinstance(old.get("refs"), dict):
             _undo_refs(where, gd, old["refs"], new["refs"], report)
         if isinstance(old.get("files"), dict):
             _undo_files(where, gd, old["files"], new["files"], report)

@@ -50,6 +50,8 @@ def take(where, previous=None):
     (in this call or between calls) is never taken as the state to keep."""
     record = install_record(where)
     policy = policy_of(where, record)
+    from . import localremotes
+    reading = localremotes.start(where, previous, policy)  # alongside read_git's processes
     config, refs = read_git(where, policy)
     roots = watched_roots(where)
     found = files(where, (previous or {}).get("files") or {}, roots)
@@ -59,8 +61,7 @@ def take(where, previous=None):
             found[path] = ["f", mode, None, None, None, None, digest]
     out = {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
            "refs": refs}
-    from .localremotes import take as remotes_now
-    out["local_remotes"] = remotes_now(where, config, policy, previous)
+    out["local_remotes"] = localremotes.take(where, config, policy, previous, reading)
     if not any(ref.startswith("refs/heads/") for ref in refs) and _is_empty(where):
         out["no_branches"] = True  # a new repository: its first commit may create a protected branch
     return out
