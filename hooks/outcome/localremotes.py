@@ -200,6 +200,8 @@ def undo(where, before, reading, report):
     if reading is None:
         return
     was, now = before["local_remotes"], reading.wait()
+    if os.path.exists(store.unrepaired_path(where.ag_home, where.top)):
+        return  # this call's pre-check kept an older snapshot: a teammate's push since then is no call's doing
     for gd in sorted(was):
         old, new = was[gd], now.get(gd)
         if not isinstance(old, dict) or new is None or isinstance(old.get("refs"), dict) and new["refs"] is None:
