@@ -159,6 +159,23 @@ def test_remote_put_back_before_the_local_refs_are_judged(guarded):
     assert any(b.startswith("agentguard/rescued/main") for b in report["rescued"])  # the local rescue branch
 
 
+def test_a_push_with_hooks_off_to_a_local_remote_is_put_back(make_repo):
+    """test_outcome.py's push that left the machine (`--no-push-guard`, hooks off), to a remote on this
+    machine: it did not leave it. The remote's main, origin/main and main are all put back."""
+    repo, bare = make_repo(install=False)
+    repo.agentguard("install", "--no-push-guard")
+    remote = bare.rev("main")
+    command = "git -c core.hooksPath=/dev/null commit -q --allow-empty -m shipped && " \
+              "git -c core.hooksPath=/dev/null push -q --no-verify origin HEAD:main"
+    assert call(repo, command).returncode == 0
+    shipped = repo.rev("main")
+    assert bare.rev("main") == shipped != remote
+    status, report = after(repo)
+    assert status == 3, report
+    assert (bare.rev("main"), repo.rev("origin/main"), repo.rev("main")) == (remote, remote, remote)
+    assert shipped in rescued(bare).values() and repo.rev(report["rescued"][0]) == shipped
+
+
 def test_after_check_takes_a_planted_hook_away_and_restores_the_config(guarded):
     repo, bare = guarded
     hooks = os.path.join(bare.path, "hooks")

@@ -60,7 +60,7 @@ class RepositoryLookup:
     def local_remote(self, view):
         """True when ``view`` is a remote the guarded repository reaches by a local path (as its last
         snapshot found them: ``outcome.localremotes.known``)."""
-        from ..outcome.localremotes import known
+        from ..outcome.remotelist import known
         start = self.repo_at(self.start) if self.start else None
         return start is not None and start is not view and real(view.common_dir) in known(start.ag_home)
 

@@ -58,7 +58,7 @@ def check(where, before, report):
     record = snapshot.install_record(where)
     policy = snapshot.policy_of(where, record)
     state = RepoState.of(where)
-    reading = localremotes.start(where, before, policy)  # alongside read_git's processes
+    reading = localremotes.start(where, before, policy, snapshot.describe)  # alongside read_git's processes
     config, refs = snapshot.read_git(where, policy)
     localremotes.undo(where, before, reading, report)  # first: the refs check below asks the remote
     if before.get("config") is not None:

@@ -7,14 +7,13 @@ after-check puts back a protected branch the call moved there (the commits kept 
 the call planted and restores a hook or the config it changed (the bytes kept in the store). Only
 within one call: what changes there between calls (a teammate's push to a shared disk) is the next
 snapshot's starting point, never undone (SECURITY.md)."""
-import json
 import os
 import time
 
 from .. import gitio
 from . import store
+from .remotelist import remember
 
-FILE = "local-remotes.json"  # in the store's folder: the git directories the last snapshot found
 RESCUED = "refs/agentguard/rescued/"
 HOOKS_OFF = ["-c", "core.hooksPath=/dev/null"]
 _SUFFIXES = (os.path.join("", ".git"), "", ".git" + os.sep + ".git", ".git")  # git's enter_repo order
@@ -81,30 +80,6 @@ def git_dirs(config, where):
     return sorted(found)
 
 
-def known(ag_home):
-    """The local-path remotes' git directories the last snapshot of this installation found ([] when
-    none: one failed ``open``)."""
-    try:
-        with open(os.path.join(store.home(ag_home), FILE), "rb") as fh:
-            data = json.loads(fh.read(1 << 16).decode("utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):
-        return []
-    return [d for d in data if isinstance(d, str) and os.path.isabs(d)] if isinstance(data, list) else []
-
-
-def _remember(ag_home, dirs):
-    path = os.path.join(store.home(ag_home), FILE)
-    if known(ag_home) == dirs:
-        return
-    if dirs:
-        store.write_atomic(path, json.dumps(dirs).encode("utf-8"), 0o644)
-    else:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-
-
 def _refs_args(gd, policy):
     patterns = list(policy.branches) if policy is not None else []
     return ["--git-dir=" + gd, "for-each-ref", "--format=%(objectname) %(refname)"] + \
@@ -123,10 +98,9 @@ def _parse_refs(result, policy):
     return refs
 
 
-def _files(gd, ag_home, previous):
+def _files(gd, ag_home, previous, describe):
     """{relative path: snapshot entry} of the remote's config file and of every file in its hooks
     directory (their bytes kept in the store)."""
-    from .snapshot import describe
     try:
         names = ["config"] + [os.path.join("hooks", n) for n in sorted(os.listdir(os.path.join(gd, "hooks")))[:200]]
     except OSError:
@@ -139,7 +113,7 @@ def _files(gd, ag_home, previous):
     return out
 
 
-def read(where, dirs, policy, previous=None):
+def read(where, dirs, policy, describe, previous=None):
     """{git dir: {"refs": {protected ref: oid} or None, "files": {path: snapshot entry}}}: one git
     process per local-path remote, run at the same time; none when there is no such remote."""
     if not dirs or policy is None:
@@ -148,7 +122,7 @@ def read(where, dirs, policy, previous=None):
     out = {}
     for gd, result in zip(dirs, results):
         old = (previous or {}).get(gd) or {}
-        out[gd] = {"refs": _parse_refs(result, policy), "files": _files(gd, where.ag_home, old.get("files"))}
+        out[gd] = {"refs": _parse_refs(result, policy), "files": _files(gd, where.ag_home, old.get("files"), describe)}
     return out
 
 
@@ -156,16 +130,16 @@ class Reading:
     """``read`` of the remotes a snapshot named, started now in a thread so that its git process runs
     alongside the caller's own (``snapshot.read_git``); ``wait`` gives its answer."""
 
-    def __init__(self, where, was, policy):
+    def __init__(self, where, was, policy, describe):
         import threading
         self.dirs = sorted(gd for gd in was if isinstance(gd, str) and os.path.isdir(gd))
         self._found: dict = {}
-        self._thread = threading.Thread(target=self._run, args=(where, policy, was), daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(where, policy, describe, was), daemon=True)
         self._thread.start()
 
-    def _run(self, where, policy, was):
+    def _run(self, where, policy, describe, was):
         try:
-            self._found = read(where, self.dirs, policy, was)
+            self._found = read(where, self.dirs, policy, describe, was)
         except Exception:  # (gitio.GitError...): waited for, the answer is then read again
             self._found = {}
 
@@ -174,21 +148,22 @@ class Reading:
         return self._found
 
 
-def start(where, snapshot, policy):
+def start(where, snapshot, policy, describe):
     """A ``Reading`` of the local-path remotes ``snapshot`` recorded, or None when there is none (the
     common case: nothing started)."""
     was = (snapshot or {}).get("local_remotes")
-    return Reading(where, was, policy) if isinstance(was, dict) and was and policy is not None else None
+    return Reading(where, was, policy, describe) if isinstance(was, dict) and was and policy is not None else None
 
 
-def take(where, config, policy, previous=None, reading=None):
+def take(where, config, policy, describe, previous=None, reading=None):
     """The local-path remotes' part of a snapshot (``read``; what ``reading`` already read is not read
     again), remembered for the analyser (``known``)."""
     dirs = git_dirs(config, where)
-    _remember(where.ag_home, dirs)
+    remember(where.ag_home, dirs)
     found = reading.wait() if reading is not None else {}
     was = (previous or {}).get("local_remotes")
-    found.update(read(where, [gd for gd in dirs if gd not in found], policy, was if isinstance(was, dict) else None))
+    was = was if isinstance(was, dict) else None
+    found.update(read(where, [gd for gd in dirs if gd not in found], policy, describe, was))
     return {gd: found[gd] for gd in dirs if gd in found}
 
 
@@ -239,17 +214,16 @@ def _undo_refs(where, gd, old, new, report):
 
 
 def _undo_files(where, gd, old, new, report):
-    from .after import _remove, same
     for name in sorted(set(old) | set(new)):
         b, n = old.get(name), new.get(name)
-        if b is None and n is None or same(b, n):
+        if b is None and n is None or b is not None and n is not None and (b[0], b[1], b[6]) == (n[0], n[1], n[6]):
             continue
         if name != "config" and not (name.startswith("hooks" + os.sep) and os.sep not in name[6:] and name[6:] not in
                                      ("", ".", "..")):
             continue  # not a name ``_files`` gives
         path = os.path.join(gd, name)
         shown = "%s of the remote %s" % (name, gd)
-        _remove(path)
+        _take_away(path)
         if b is None:
             report.add("file", "removed %s, which the call planted (its bytes are kept in the store, %s)"
                        % (shown, n[6][:12]), path=path)
@@ -263,3 +237,14 @@ def _undo_files(where, gd, old, new, report):
         else:
             store.write_atomic(path, data, b[1])
             report.add("file", "restored %s" % shown, path=path)
+
+
+def _take_away(path):
+    """Unlink ``path`` (its bytes are in the store); a directory is moved aside, never deleted."""
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.replace(path, "%s.agentguard-moved-%d" % (path, os.getpid()))
+        elif os.path.lexists(path):
+            os.unlink(path)
+    except OSError:
+        pass

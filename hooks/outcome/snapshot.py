@@ -51,7 +51,7 @@ def take(where, previous=None):
     record = install_record(where)
     policy = policy_of(where, record)
     from . import localremotes
-    reading = localremotes.start(where, previous, policy)  # alongside read_git's processes
+    reading = localremotes.start(where, previous, policy, describe)  # alongside read_git's processes
     config, refs = read_git(where, policy)
     roots = watched_roots(where)
     found = files(where, (previous or {}).get("files") or {}, roots)
@@ -61,7 +61,7 @@ def take(where, previous=None):
             found[path] = ["f", mode, None, None, None, None, digest]
     out = {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
            "refs": refs}
-    out["local_remotes"] = localremotes.take(where, config, policy, previous, reading)
+    out["local_remotes"] = localremotes.take(where, config, policy, describe, previous, reading)
     if not any(ref.startswith("refs/heads/") for ref in refs) and _is_empty(where):
         out["no_branches"] = True  # a new repository: its first commit may create a protected branch
     return out
