@@ -68,6 +68,8 @@ class Guarded:
         paths = [os.path.join(where.top, *p.split("/")) for p in WORKTREE_FILES] + user_files()
         paths += [os.path.join(where.common_dir, p) for p in COMMON_FILES]
         paths += [where.hooks_dir, os.path.join(where.git_dir, "refs"), os.path.join(where.git_dir, "config.worktree")]
+        from .outcome.remotelist import known
+        paths += known(where.ag_home)  # the git directories of the remotes reached by a local path
         self.patterns = sorted({_real_pattern(p) for p in paths if "*" in p})
         self.paths = sorted({real(p) for p in paths if "*" not in p})
 

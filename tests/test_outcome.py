@@ -507,26 +507,30 @@ def test_an_install_under_another_config_view_keeps_the_users_config(guarded, tm
 
 
 # -- holes: what the after-check cannot do (SECURITY.md) --------------------------------------------
-def test_hole_a_push_that_left_the_machine_stays_on_the_remote(make_repo):
+def test_hole_a_push_that_left_the_machine_stays_on_the_remote(make_repo, tmp_path):
     """Without the push guard in git's transport (`install --no-push-guard`) a push with hooks off
-    reaches the remote's main. The after-check runs on this machine: it cannot take the commit back
-    from the remote, and since the remote now advertises it, origin/main and main standing on it are
-    believed, so it reports "unchanged". Open: anything a push already delivered. Closed by: the push
-    guard (install's default) and a server-side branch protection rule, the only thing that binds the
-    remote itself."""
+    reaches the remote's main (served by `git daemon`: not on this machine's paths). The after-check runs
+    on this machine: it cannot take the commit back from the remote, and since the remote now advertises
+    it, origin/main and main standing on it are believed, so it reports "unchanged". Open: anything a push
+    already delivered. Closed by: the push guard (install's default) and a server-side branch protection
+    rule, the only thing that binds the remote itself. (A remote reached by a local path is put back:
+    tests/test_local_remote.py.)"""
+    import gitservers
     repo, bare = make_repo(install=False)
-    repo.agentguard("install", "--no-push-guard")
-    remote = bare.rev("main")
-    command = "{0} commit -q --allow-empty -m shipped && {0} push -q --no-verify origin HEAD:main".format(HOOKS_OFF)
-    pre_check(repo, command)
-    proc = repo.sh(command)
-    assert proc.returncode == 0, proc.stderr
-    shipped = repo.rev("main")
-    assert bare.rev("main") == shipped != remote, "the push did not land: this hole test proves nothing"
-    rc, report = after(repo)
-    assert (rc, report["decision"], report["rescued"]) == (0, "unchanged", []), report
-    assert bare.rev("main") == shipped, "the remote still has the commit"
-    assert repo.rev("main") == shipped == repo.rev("origin/main")
+    with gitservers.git_daemon(os.path.dirname(bare.path), tmp_path / "daemon") as server:
+        repo.run("remote", "set-url", "origin", server.url(os.path.basename(bare.path)))
+        repo.agentguard("install", "--no-push-guard")
+        remote = bare.rev("main")
+        command = "{0} commit -q --allow-empty -m shipped && {0} push -q --no-verify origin HEAD:main".format(HOOKS_OFF)
+        pre_check(repo, command)
+        proc = repo.sh(command)
+        assert proc.returncode == 0, proc.stderr
+        shipped = repo.rev("main")
+        assert bare.rev("main") == shipped != remote, "the push did not land: this hole test proves nothing"
+        rc, report = after(repo)
+        assert (rc, report["decision"], report["rescued"]) == (0, "unchanged", []), report
+        assert bare.rev("main") == shipped, "the remote still has the commit"
+        assert repo.rev("main") == shipped == repo.rev("origin/main")
 
 
 def test_hole_an_effect_outside_the_repository_is_not_seen(guarded, tmp_path):

@@ -57,6 +57,13 @@ class RepositoryLookup:
                     continue
         return self._guard
 
+    def local_remote(self, view):
+        """True when ``view`` is a remote the guarded repository reaches by a local path (as its last
+        snapshot found them: ``outcome.localremotes.known``)."""
+        from ..outcome.remotelist import known
+        start = self.repo_at(self.start) if self.start else None
+        return start is not None and start is not view and real(view.common_dir) in known(start.ag_home)
+
     def add_repository(self, path, view):
         """A repository the command line creates at ``path`` (``git worktree add``, ``git clone``,
         ``git init``): commands that later run there are judged on ``view``."""

@@ -8,7 +8,7 @@ from ..saferead import read_regular
 from ..layout import Layout
 from ..repostate import RepoState
 from .refs import rescue_local_only, undo
-from . import grants, reflinks, snapshot, store
+from . import grants, localremotes, reflinks, snapshot, store
 from .report import RULE, UNCHANGED, Report
 
 ROUNDS = 3  # config undone, read again: an included file taken away can uncover (or hide) more
@@ -57,7 +57,9 @@ def check(where, before, report):
     state = RepoState.of(where)
     if policy is not None:
         reflinks.clear_odd_refs(where, policy, before.get("refs"), report)  # a FIFO would hang git 2.39
+    reading = localremotes.start(where, before, policy, snapshot.describe)  # alongside read_git's processes
     config, refs = snapshot.read_git(where, policy)
+    localremotes.undo(where, before, reading, report)  # first: the refs check below asks the remote
     if before.get("config") is not None:
         undo_config(where, before["config"], config, policy, report)
     undo_files(where, before, snapshot.owned_files(where, record), report)

@@ -51,7 +51,10 @@ def take(where, previous=None):
     A file install wrote whole is recorded as install wrote it, whatever it holds now: damage to it
     (in this call or between calls) is never taken as the state to keep."""
     record = install_record(where)
-    config, refs = read_git(where, policy_of(where, record))
+    policy = policy_of(where, record)
+    from . import localremotes
+    reading = localremotes.start(where, previous, policy, describe)  # alongside read_git's processes
+    config, refs = read_git(where, policy)
     roots = watched_roots(where)
     found = files(where, (previous or {}).get("files") or {}, roots)
     for path, (digest, mode) in owned_files(where, record).items():
@@ -60,6 +63,7 @@ def take(where, previous=None):
             found[path] = ["f", mode, None, None, None, None, digest]
     out = {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
            "refs": refs, "symrefs": refs.symrefs}
+    out["local_remotes"] = localremotes.take(where, config, policy, describe, previous, reading)
     if not any(ref.startswith("refs/heads/") for ref in refs) and _is_empty(where):
         out["no_branches"] = True  # a new repository: its first commit may create a protected branch
     return out

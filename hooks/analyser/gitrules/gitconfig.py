@@ -19,6 +19,10 @@ def config(call, ctx):
         return
     if sub == "edit" or call.has("--edit"):
         raise Block("hooks-path", "git config --edit")
+    remote = _local_remote(call, ctx)
+    if remote is not None and (sub is not None or len(words) > 1
+                               or call.has(*_WRITE, "--rename-section", "--remove-section")):
+        raise Block("guard-files", "git config in %s, a remote reached by a local path" % remote.common_dir)
     if sub in ("rename-section", "remove-section") or call.has("--rename-section", "--remove-section"):
         if words and words[0].lower() in ("core", "alias"):
             raise Block("hooks-path", "git config section %s" % words[0])
@@ -41,6 +45,18 @@ def config(call, ctx):
         raise Block(*found)
     if key.lower().startswith("alias."):
         ctx.state.aliases[key.lower()[len("alias."):]] = value
+
+
+def _local_remote(call, ctx):
+    """The remote reached by a local path whose config a ``git config`` call writes (the repository it
+    runs in, or the one its ``--file`` is in), else None."""
+    import os
+    path = call.value("--file", "-f")
+    if path is not None and ctx.state.cwd is not None and DYN not in path:
+        view = ctx.analyser.repo_at(os.path.dirname(os.path.join(ctx.state.cwd, os.path.expanduser(path))))
+    else:
+        view = ctx.repo
+    return view if view is not None and ctx.analyser.local_remote(view) else None
 
 
 CONFIG_FILE_ENV = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG")
