@@ -156,7 +156,8 @@ SETTINGS = [
     ("protocol-ext", "[protocol \"ext\"]\n\tallow = always\n", "protocol.ext.allow"),
     ("protocol-allow", "[protocol]\n\tallow = always\n", "protocol.allow"),
     ("submodule-update", "[submodule \"lib\"]\n\tupdate = !/bin/true\n", "submodule.lib.update"),
-    ("remote-uploadpack", "[remote \"other\"]\n\turl = /nowhere\n\tuploadpack = /bin/true\n", "remote.other.uploadpack"),
+    ("remote-uploadpack", "[remote \"other\"]\n\turl = /nowhere\n\tuploadpack = /bin/true\n",
+     "remote.other.uploadpack"),
     ("remote-receivepack", "[remote \"other\"]\n\turl = /nowhere\n\treceivepack = /bin/true\n",
      "remote.other.receivepack"),
     ("hasconfig", "[includeIf \"hasconfig:remote.*.url:**/*\"]\n\tpath = ~/off.cfg\n", "includeif"),
@@ -281,7 +282,8 @@ def test_gitmodules_update_command_is_not_run_by_git(make_repo, tmp_path):
 
 # -- transport programs ----------------------------------------------------------------------------------
 def _moves_main(repo):
-    return "git --git-dir=%s/.git -c core.hooksPath=/dev/null update-ref refs/heads/main %s" % (repo.path, repo.rev("feat"))
+    return "git --git-dir=%s/.git -c core.hooksPath=/dev/null update-ref refs/heads/main %s" \
+        % (repo.path, repo.rev("feat"))
 
 
 @pytest.mark.parametrize("verb", ["push {url} feat", "fetch {url}", "ls-remote {url}", "clone {url} {tmp}/c"])
