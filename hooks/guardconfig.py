@@ -114,3 +114,11 @@ def _runs_with(section, sub, var, value):
 def _skips_hooks(value):
     from .bypass import alias_skips_hooks  # its option tables load only for an alias
     return alias_skips_hooks(value)
+
+
+def programs_in(config):
+    """[file, key, value] of the entries of ``config`` ([scope, file, key, value], as the snapshot reads
+    it: ``outcome.snapshot.parse_config``) that make git run a program: what install records and the
+    doctor compares."""
+    return sorted([path, key, value] for _, path, key, value in config
+                  if path is not None and (rule_for(key, value or "") or ("",))[0] == "program-config")

@@ -5,6 +5,7 @@ after-check and the doctor), and transport programs (``ext::``, ``--upload-pack`
 Each attack is a real shell command run between the pre-check and the after-check, as test_outcome.py drives
 them: its damage is proven first (a control run where the program really runs), then undone; the ordinary
 look-alike runs with no refusal and no repair. Both gits (the suite is run with each on PATH)."""
+import json
 import os
 import subprocess
 
@@ -344,3 +345,24 @@ def test_protocol_ext_allow_in_user_config(guarded, tmp_path):
     _repaired(repo, "config", "protocol.ext.allow")
     proc = repo.run("ls-remote", "ext::" + _moves_main(repo), check=False)
     assert proc.returncode != 0 and "not allowed" in proc.stderr
+
+
+# -- the doctor ------------------------------------------------------------------------------------------
+def _programs_check(repo):
+    checks = {c["id"]: c for c in json.loads(repo.agentguard("doctor", "--json", check=False).stdout)["checks"]}
+    return checks["bypass.programs"]
+
+
+def test_doctor_warns_about_a_program_setting_install_did_not_see(guarded):
+    """A person's (or anything's) program setting added between calls is no tool call's doing: the doctor
+    warns and names the file and the fix; `agentguard install` records it and the warning goes."""
+    repo, _ = guarded
+    repo.run("config", "--global", "core.editor", "true")  # there before install: recorded
+    repo.agentguard("install")
+    assert _programs_check(repo)["status"] == "pass"
+    repo.run("config", "--global", "gpg.program", "/bin/true")
+    found = _programs_check(repo)
+    assert found["status"] == "warn" and "gpg.program" in found["summary"] and ".gitconfig" in found["summary"]
+    assert "--unset-all gpg.program" in found["fix"], found
+    repo.agentguard("install")
+    assert _programs_check(repo)["status"] == "pass"
