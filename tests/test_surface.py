@@ -366,3 +366,25 @@ def test_doctor_warns_about_a_program_setting_install_did_not_see(guarded):
     assert "--unset-all gpg.program" in found["fix"], found
     repo.agentguard("install")
     assert _programs_check(repo)["status"] == "pass"
+
+
+def test_hole_hook_in_another_worktrees_hooks_dir(make_repo, tmp_path):
+    """Open (SECURITY.md): with a relative core.hooksPath each worktree reads its own hooks folder; a hook a
+    call in one worktree plants in another's is not seen by this worktree's after-check (its snapshot covers
+    the hooks folder git reads here). The other worktree's next check is where it can be seen."""
+    repo, _ = make_repo(install=False)
+    repo.run("config", "core.hooksPath", ".githooks")
+    os.makedirs(os.path.join(repo.path, ".githooks"))
+    repo.agentguard("install")
+    wt = str(tmp_path / "wt")
+    repo.run("worktree", "add", "-q", "-b", "side", wt)
+    other = os.path.join(wt, ".githooks")
+    assert os.path.isfile(os.path.join(other, "reference-transaction")), "the linked worktree reads no hooks here"
+    command = "printf '#!/bin/sh\\ntouch %s\\n' > %s/post-commit && chmod +x %s/post-commit" \
+              % (tmp_path / "marker", other, other)
+    pre_check(repo, command)
+    assert repo.sh(command).returncode == 0
+    _unchanged(repo)
+    assert os.path.exists(os.path.join(other, "post-commit"))
+    type(repo)(wt, repo.env).commit("a person's commit in the other worktree")
+    assert (tmp_path / "marker").exists(), "the planted hook ran: the hole is open"
