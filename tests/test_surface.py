@@ -228,40 +228,30 @@ def test_packobjectshook_would_run(guarded, tmp_path):
     assert marker.exists()
 
 
-@pytest.mark.parametrize("command", [
-    "git config --global alias.lg 'log --oneline --graph'",
-    "git config alias.st status",
-    "git config --global protocol.file.allow always",
-    "git config submodule.lib.update rebase",
-    "git config --global commit.gpgSign false",
-    "git config --global protocol.ext.allow never",
-])
-def test_ordinary_settings_are_left(guarded, command):
-    """A git-command alias and settings that run nothing: no refusal, no repair."""
+ORDINARY_SETTINGS = ("git config --global alias.lg 'log --oneline --graph'", "git config alias.st status",
+                     "git config --global protocol.file.allow always", "git config submodule.lib.update rebase",
+                     "git config --global commit.gpgSign false", "git config --global protocol.ext.allow never")
+PROGRAM_SETTINGS = ("git config --global alias.st '!git update-ref refs/heads/main HEAD'",
+                    "git config alias.x '!sh -c true'", "git config submodule.lib.update '!sh -c true'",
+                    "git config --global uploadpack.packObjectsHook /bin/true", "git config gpg.program /bin/true",
+                    "git config gpg.ssh.defaultKeyCommand /bin/true", "git config core.fsmonitor /bin/true",
+                    "git config --global protocol.ext.allow always", "git config protocol.allow user",
+                    "git config remote.other.uploadpack /bin/true", "git config remote.other.receivepack /bin/true",
+                    "git config --global includeIf.hasconfig:remote.*.url:**/*.path /tmp/x.cfg",
+                    "git config --worktree core.hooksPath /dev/null")
+
+
+@pytest.mark.parametrize("command", PROGRAM_SETTINGS + ORDINARY_SETTINGS)
+def test_analyser_judges_settings(guarded, command):
+    """`git config` setting a program-running entry is refused; a git-command alias and settings that run
+    nothing are not, and run with no repair."""
     repo, _ = guarded
+    if command in PROGRAM_SETTINGS:
+        assert pre_check(repo, command) == "block"
+        return
     assert pre_check(repo, command) == "allow"
     assert repo.sh(command).returncode == 0
     _unchanged(repo)
-
-
-@pytest.mark.parametrize("command", [
-    "git config --global alias.st '!git update-ref refs/heads/main HEAD'",
-    "git config alias.x '!sh -c true'",
-    "git config submodule.lib.update '!sh -c true'",
-    "git config --global uploadpack.packObjectsHook /bin/true",
-    "git config gpg.program /bin/true",
-    "git config gpg.ssh.defaultKeyCommand /bin/true",
-    "git config core.fsmonitor /bin/true",
-    "git config --global protocol.ext.allow always",
-    "git config protocol.allow user",
-    "git config remote.other.uploadpack /bin/true",
-    "git config remote.other.receivepack /bin/true",
-    "git config --global includeIf.hasconfig:remote.*.url:**/*.path /tmp/x.cfg",
-    "git config --worktree core.hooksPath /dev/null",
-])
-def test_analyser_refuses_program_settings(guarded, command):
-    repo, _ = guarded
-    assert pre_check(repo, command) == "block"
 
 
 def test_gitmodules_update_command_is_not_run_by_git(make_repo, tmp_path):
