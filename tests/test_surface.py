@@ -7,6 +7,7 @@ them: its damage is proven first (a control run where the program really runs), 
 look-alike runs with no refusal and no repair. Both gits (the suite is run with each on PATH)."""
 import json
 import os
+import shlex
 import subprocess
 
 import pytest
@@ -304,13 +305,21 @@ def test_ext_transport(guarded, tmp_path, verb):
                                     "push --receive-pack='{p}; git-receive-pack' {r} feat",
                                     "push --exec='{p}; git-receive-pack' {r} feat",
                                     "-c remote.origin.uploadpack='{p}; git-upload-pack' ls-remote origin",
-                                    "-c core.sshCommand='{p}' fetch origin"])
+                                    "-c core.sshCommand='{p}' fetch origin",
+                                    "-c core.pager='{p}' log -1",
+                                    "-c protocol.ext.allow=always ls-remote origin"])
 def test_transport_program_options(guarded, tmp_path, option):
     """The program an option (or a -c key) names is read like a command line: moving main is refused."""
     repo, bare = guarded
     program = HOOKS_OFF + " update-ref refs/heads/main " + repo.rev("feat")
     command = "git " + option.format(p=program, r=bare.path, tmp=tmp_path)
     assert pre_check(repo, command) == "block"
+    if option.startswith("-c "):  # the same key in the environment git's children read
+        words = shlex.split(option.format(p=program, r=bare.path, tmp=tmp_path))
+        key, _, value = words[1].partition("=")
+        env = "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=%s GIT_CONFIG_VALUE_0=%s git %s" \
+            % (key, shlex.quote(value), " ".join(words[2:]))
+        assert pre_check(repo, env) == "block", env
 
 
 @pytest.mark.parametrize("command", ["git fetch origin", "git push origin feat", "git ls-remote origin",

@@ -1,8 +1,9 @@
 """Programs a git command runs through its config or its transport: an ``ext::`` URL (git runs the
 command it names as the transport), ``-c protocol.ext.allow`` (switches that on), and ``-c <key>=<program>``
-for a key ``guardconfig`` lists (``core.pager``, ``core.sshCommand``, ``remote.<name>.uploadpack``...),
-which git runs in this very command. ``--upload-pack``/``--receive-pack``/``--exec`` are read in
-``programs.py``."""
+(or the same in ``GIT_CONFIG_COUNT``/``GIT_CONFIG_PARAMETERS``) for a key ``guardconfig`` lists
+(``core.pager``, ``core.sshCommand``, ``remote.<name>.uploadpack``...), which git runs in this very command.
+``--upload-pack``/``--receive-pack``/``--exec`` are read in ``programs.py``."""
+from ...gitmodel.cli import environment_config
 from ...guardconfig import rule_for, split
 from ...rules import Block
 from ..shelltree import DYN
@@ -15,7 +16,9 @@ EXT = "ext::"
 
 
 def check(call, ctx):
-    for key, value in call.config:
+    env = {k: v for k, v in (ctx.state.env or {}).items() if v is not None}
+    from_env = environment_config(env) if any(k.upper().startswith("GIT_CONFIG_") for k in env) else []
+    for key, value in list(call.config) + (from_env or []):
         found = rule_for(key, value or "")
         if found is None or found[0] != "program-config":
             continue
