@@ -9,25 +9,48 @@ GUARD_ALIAS = "alias.remote-"  # git runs `git remote-<x>` for an <x>:: URL: an 
 # what says where a remote is fetched from and pushed to (the runtime records the URL with these)
 REMOTE_VARS = ("url", "pushurl", "fetch", "uploadpack", "vcs")
 UPSTREAM_VARS = ("merge", "remote", "pushremote")
+SENDMAIL = ("sendmailcmd", "tocmd", "cccmd", "headercmd")
 # Settings whose value is a program git runs later, in any git command a person or a script runs:
 # outside every tool call, so a program set here could undo the guard where no check looks.
 # (section, variable) with None for "any subsection", "" for none.
 PROGRAMS = (
     ("core", "", ("fsmonitor", "sshcommand", "askpass", "editor", "pager", "gitproxy", "alternaterefscommand")),
     ("sequence", "", ("editor",)), ("diff", "", ("external",)), ("gpg", "", ("program",)),
-    ("gpg", None, ("program",)), ("credential", "", ("helper",)), ("credential", None, ("helper",)),
+    ("gpg", None, ("program", "defaultkeycommand")), ("credential", "", ("helper",)), ("credential", None, ("helper",)),
     ("diff", None, ("command", "textconv")), ("merge", None, ("driver",)),
     ("filter", None, ("clean", "smudge", "process")), ("pager", "", None), ("uploadpack", "", ("packobjectshook",)),
-    ("interactive", "", ("difffilter",)), ("mergetool", None, ("cmd",)), ("difftool", None, ("cmd",)),
-    ("remote", None, ("receivepack", "uploadpack")),
+    ("interactive", "", ("difffilter",)), ("mergetool", None, ("cmd", "path")), ("difftool", None, ("cmd", "path")),
+    ("remote", None, ("receivepack", "uploadpack")), ("tar", None, ("command",)), ("trailer", None, ("command", "cmd")),
+    ("sendemail", "", SENDMAIL), ("sendemail", None, SENDMAIL), ("browser", None, ("cmd", "path")),
+    ("man", None, ("cmd", "path")), ("imap", "", ("tunnel",)), ("instaweb", "", ("httpd",)),
+    ("guitool", None, ("cmd",)), ("hook", None, ("command",)),
 )
-# One `git config --get-regexp` pattern that finds every key ``rule_for`` may answer for.
-WATCHED = (r"^(core\.(hookspath|fsmonitor|sshcommand|askpass|editor|pager|gitproxy|alternaterefscommand)"
-           r"|includeif\..+|include\..+|alias\..+|remote\..+\.(url|pushurl|fetch|uploadpack|vcs|receivepack)"
-           r"|url\..+\.(insteadof|pushinsteadof)|branch\..+\.(merge|remote|pushremote)"
-           r"|sequence\.editor|diff\.external|gpg\.(.+\.)?program|credential\.(.+\.)?helper"
-           r"|diff\..+\.(command|textconv)|merge\..+\.driver|filter\..+\.(clean|smudge|process)|pager\..+"
-           r"|uploadpack\.packobjectshook|interactive\.difffilter|(mergetool|difftool)\..+\.cmd)$")
+# Settings that make git run a program only with some values: (section, subsection as above, variable,
+# the test of the value). A `!` alias and `submodule.<name>.update = !cmd` run a shell command; the `ext::`
+# transport runs one as soon as `protocol.ext.allow` (or `protocol.allow`) lets it.
+# (An alias without `!` is a git command line: it meets the hooks like any other and stays allowed.)
+VALUED = (
+    ("alias", "", None, lambda v: v.startswith("!")), ("sendemail", "", "smtpserver", lambda v: "/" in v),
+    ("sendemail", None, "smtpserver", lambda v: "/" in v),
+    ("submodule", None, "update", lambda v: v.startswith("!")),
+    ("protocol", "", "allow", lambda v: v.strip().lower() != "never"),
+    ("protocol", "ext", "allow", lambda v: v.strip().lower() != "never"),
+)
+
+
+def _pattern(section, sub, names):
+    middle = "" if sub == "" else r"\..+" if sub is None else r"\." + sub
+    return "%s%s\\.%s" % (section, middle, ".+" if names is None else "(%s)" % "|".join(names))
+
+
+# One `git config --get-regexp` pattern that finds every key ``rule_for`` may answer for (the tables above
+# and the keys that route pushes or switch hooks off).
+WATCHED = "^(%s)$" % "|".join(
+    [r"core\.hookspath", r"includeif\..+", r"include\..+",
+     r"remote\..+\.(url|pushurl|fetch|uploadpack|vcs|receivepack)", r"url\..+\.(insteadof|pushinsteadof)",
+     r"branch\..+\.(merge|remote|pushremote)"]
+    + [_pattern(sec, sub, names) for sec, sub, names in PROGRAMS]
+    + [_pattern(sec, sub, None if var is None else (var,)) for sec, sub, var, _ in VALUED])
 
 
 def split(key):
@@ -66,7 +89,7 @@ def rule_for(key, value="", follows=None, protects=None):
         return "remote-config", "git config %s (what protected branch %s follows)" % (key, sub)
     if section == "alias" and _skips_hooks(value or ""):
         return "no-verify", "an alias that skips hooks"
-    if runs_program(section, sub, var):
+    if runs_program(section, sub, var) or _runs_with(section, sub, var, value or ""):
         return "program-config", "git config %s" % key
     return None
 
@@ -80,6 +103,22 @@ def runs_program(section, sub, var):
     return False
 
 
+def _runs_with(section, sub, var, value):
+    for sec, subsection, name, test in VALUED:
+        if sec == section and (subsection == sub or (subsection is None and sub)) and name in (None, var) \
+                and test(value):
+            return True
+    return False
+
+
 def _skips_hooks(value):
     from .bypass import alias_skips_hooks  # its option tables load only for an alias
     return alias_skips_hooks(value)
+
+
+def programs_in(config):
+    """[file, key, value] of the entries of ``config`` ([scope, file, key, value], as the snapshot reads
+    it: ``outcome.snapshot.parse_config``) that make git run a program: what install records and the
+    doctor compares."""
+    return sorted([path, key, value] for _, path, key, value in config
+                  if path is not None and (rule_for(key, value or "") or ("",))[0] == "program-config")

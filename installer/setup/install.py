@@ -13,6 +13,7 @@ from ..harness.descriptor import PlanStep
 from ..harness.settingsfile import detected, merge_settings, placed_groups
 from ..harness import adapters, registry, settingsplan
 from . import gitexclude, manifest, pushguard, worktrees
+from ..gitaccess.programs import program_settings
 from ..committedconfig import configured_remotes, effective_policy, remote_changes
 from ..errors import AgentguardError
 from ..fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_regular,
@@ -118,7 +119,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
              "adapters": adapter_record, "settings": settings_record, **harness_records,
              "transport": bool(transport), "push_guard": guard_record,
              "created_dirs": _created_dirs(info, previous, list(adapter_record) + list(settings_record)),
-             "skipped": skipped, "shared": bool(shared)}
+             "skipped": skipped, "shared": bool(shared), "programs": program_settings(info.top)}
     plan.record = worktrees.merge(local, full, key, info.top, owned)
     plan.record["exclude"] = gitexclude.plan(info, previous.get("exclude"), [] if shared else
                                              _excluded(info, plan.record), changing(plan))

@@ -12,7 +12,7 @@ from ...guardconfig import GUARD_ALIAS
 from ...rules import Block
 from ..shelltree import DYN, Word
 from .gitconfig import config_sources
-from . import programs
+from . import programs, transport
 from .commands import COMMANDS, READ_ONLY_GIT
 from .context import GitContext  # noqa: F401  (the analyser builds it)
 from .families import HANDLERS
@@ -83,6 +83,7 @@ def check_git(words, ctx, depth=0):
     if call.cmd in SKIPPING_CMDS and call.has("--no-verify"):  # commit's -n is --no-verify in git's table
         raise Block("no-verify", "git %s --no-verify" % call.cmd)
     programs.check(call, ctx, check_git)
+    transport.check(call, ctx)
     handler = handler_for(call.cmd)
     if handler and (ctx.repo is not None or call.cmd == "config" or call.cmd in MAKE_REPO):
         handler(call, ctx)

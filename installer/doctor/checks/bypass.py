@@ -74,6 +74,26 @@ def check_config_hooks(ctx):
                 "addition): %s" % safe(hooks_cfg.splitlines()[0], 200), "git config --get-regexp '^hook\\.'")
 
 
+def check_programs(ctx):
+    """Settings that make git run a program (``guardconfig.PROGRAMS``/``VALUED``), at any scope git reads,
+    that install did not see: a person may have set one since (then ``agentguard install`` records it), or
+    something else did between the guard's checks."""
+    from ...gitaccess.programs import program_settings
+    seen = ctx.record.get("programs") if ctx.record is not None else None
+    if not isinstance(seen, list):
+        return  # not installed, or by an agentguard that recorded none
+    seen = [e for e in seen if isinstance(e, list)]
+    new = [e for e in program_settings(ctx.info.top) if e not in seen]
+    if new:
+        path, key, _ = new[0]
+        ctx.add("bypass.programs", "warn", "git runs programs set in config that install did not see: %s"
+                % ", ".join("%s (%s)" % (safe(k, 60), safe(p, 120)) for p, k, _ in new[:3]),
+                "git config --file %s --unset-all %s   # if you did not set it; else: agentguard install"
+                % (safe(path, 200), safe(key, 100)))
+    else:
+        ctx.add("bypass.programs", "pass", "every program-running setting git reads was there at install")
+
+
 def check_template_dir(ctx):
     """init.templateDir: agentguard's own template (``install --template``) passes when it is what
     this agentguard would write now; any other template gives new clones its hooks, not agentguard's."""

@@ -13,7 +13,7 @@ GROUPS = [
     ("push", [push.check_push_guard]),
     ("probe", [live.check_probes]),
     ("bypass", [bypass.check_aliases, bypass.check_env, bypass.check_hooks_path, bypass.check_includes,
-                bypass.check_config_hooks, bypass.check_template_dir]),
+                bypass.check_config_hooks, bypass.check_programs, bypass.check_template_dir]),
     ("refs", [refshape.check_refshape]),
     ("branches", [branches.check_ahead, branches.check_counterpart, branches.check_tracking]),
     ("adapters", [harness.check_adapters]),
