@@ -10,7 +10,7 @@ guard is blocked.
 import os
 import re
 
-from . import constructs, gitrules
+from . import constructs, detaching, gitrules, writtencode
 from .constructs import INVOLVES
 from .envrules import EnvironmentRules
 from .gitrules.commands import READ_ONLY_GIT
@@ -155,6 +155,7 @@ class Analyser(RepositoryLookup, Wrappers, Interpreters, WriteTargets, Environme
         for op, target in cmd.redirects:
             if op in WRITE_REDIRS and target.text not in ("-",) and not target.text.isdigit():
                 self.check_path(target, state, "redirection")
+        writtencode.record(self, cmd, state, piped)
         words = list(cmd.words)
         if words and words[0].text in SKIP_WHOLE and not words[0].quoted:
             return
@@ -226,6 +227,10 @@ class Analyser(RepositoryLookup, Wrappers, Interpreters, WriteTargets, Environme
             self.check_text(text, state, "watch")
         elif name in MUTATORS:
             self.mutator(name, words[1:], state)
+        elif name in detaching.STDIN_CODE:
+            detaching.stdin_code(self, words[1:], state, piped)
+        else:
+            writtencode.direct(self, words, state)
 
     # -- commands ------------------------------------------------------------------------------
     def git(self, words, state):

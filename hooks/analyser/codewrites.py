@@ -63,7 +63,9 @@ def _open_writes(code):
 
 def _arguments(code, start):
     """The top-level arguments of the call whose ``(`` ends just before ``start`` (bounded)."""
-    args, depth, quote, current = [], 0, None, []
+    args: list = []
+    current: list = []
+    depth, quote = 0, None
     for c in code[start:start + 2000]:
         if quote:
             quote = None if c == quote else quote
@@ -82,3 +84,11 @@ def _arguments(code, start):
         current.append(c)
     args.append("".join(current).strip())
     return [a for a in args if a]
+
+
+def unescaped(code):
+    """``code`` with the escapes of its string literals decoded (``"\\x67it"``, ``"\\147it"``, ``"\\u0067it"``)."""
+    if "\\" not in code:
+        return code
+    return re.sub(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[0-7]{1,3})",
+                  lambda m: chr(int(m.group(1)[1:], 16) if m.group(1)[0] in "xu" else int(m.group(1), 8)), code)

@@ -53,6 +53,7 @@ class Defined:
         self.calling = set()  # functions and aliases being read (a recursive call is read once)
         self.calls = 0  # how many were read again where they run (each body is read where it is defined)
         self.reads = False  # it reads variables from input (`read`, `mapfile`): their values are unseen text
+        self.files = {}  # path -> the texts this command line writes there, None: unknown (writtencode)
 
 
 # -- could this text involve git or the guard? -------------------------------------------------------
@@ -253,7 +254,8 @@ def program_file(analyser, state, name, origin):
         return
     if special_file(path):
         raise Block("unanalysable", "%s read from a pipe, device or socket" % origin)
-    if os.path.realpath(path) in state.written and names_git(analyser.defined.text):
+    from .writtencode import unknown
+    if unknown(analyser, state, path) and names_git(analyser.defined.text):
         raise Block("unanalysable", "%s this command line writes before it runs it" % origin)
 
 

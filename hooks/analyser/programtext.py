@@ -23,10 +23,9 @@ def literal_output(node, state):
     args = words[1:]
     if any(DYN in a.text for a in args):
         return None
-    if name == "echo":
-        return " ".join(a.text for a in args if a.text not in ("-n", "-e", "-E")) + "\n"
-    if name == "printf" and args:
-        return " ".join(a.text for a in args).replace("\\n", "\n")
+    if name in ("echo", "printf") and args:  # each way the shell may print it (escapes decoded or not)
+        from .writtencode import output
+        return "\n".join(output(node, words, state, None) or [])
     if name == "cat":
         if node.heredocs:
             return node.heredocs[-1]

@@ -27,7 +27,11 @@ class Wrappers:
                 return words
             name = os.path.basename(words[0].text)
             if name not in WRAPPERS and name != "xargs":
-                return words
+                from . import detaching
+                if name not in detaching.STARTERS:
+                    return words
+                words = detaching.inner(self, name, words[1:], state)
+                continue
             args = words[1:]
             if name == "xargs":
                 rest = skip_options(args, {"-I", "-i", "-n", "-L", "-P", "-d", "-E", "-s", "-a", "--arg-file",
