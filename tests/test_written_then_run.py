@@ -39,12 +39,14 @@ WRITTEN_THEN_RUN = [
     "printf '%s\\n' > x.sh; nohup sh x.sh >/dev/null 2>&1 &" % PUSH_OCTAL,
     "printf '%s\\n' > x.sh; false && printf 'echo hi\\n' > x.sh; sh x.sh" % PUSH_OCTAL,  # each text written
     "printf '#!/bin/sh\\n%s\\n' > x && chmod +x x && ./x" % PUSH_OCTAL,
+    "printf '%s\\n' > x.sh; sh < x.sh" % PUSH_OCTAL,
 ]
 # Interpreters' code, written then run: refused (it runs git by a name the code builds).
 WRITTEN_PROGRAMS = [
     "printf 'import os\\nos.system(\"\\\\x67it s\\\\x65nd-pack R feat:main\")\\n' > x.py; python3 x.py",
     "printf '#!/usr/bin/env python3\\nimport os\\nos.system(\"\\\\x67it s\\\\x65nd-pack R feat:main\")\\n' > x.py;"
     " chmod +x x.py; ./x.py",
+    "printf 'import os\\nos.system(\"g\\151t s\\145nd-pack R feat:main\")\\n' > x.py; python3 - < x.py",
     "printf 'system(\"\\\\x67it s\\\\x65nd-pack R feat:main\");\\n' > x.pl; perl x.pl",
     "printf 'require(\"child_process\").execSync(\"\\\\x67it s\\\\x65nd-pack R feat:main\")\\n' > x.js; node x.js",
 ]
@@ -80,6 +82,16 @@ DETACHED = [
     "systemd-run --user -p CPUQuota=10% --unit=u sh -c 'g''it send-pack R feat:main'",
     "screen -dmS s g''it send-pack R feat:main",
     "flock /tmp/lock -c 'g''it send-pack R feat:main'",
+]
+# Forked Python/Perl: judged by what the forked code does (the fork itself is no answer either way).
+FORKED = [
+    ("python3 -c \"import os, subprocess\nif os.fork() == 0:\n"
+     "    subprocess.run(['git', 'send-pack', 'R', 'feat:main'])\"", "push-protected"),
+    ("python3 -c \"import subprocess; subprocess.Popen(['git', 'update-ref', 'refs/heads/main', 'feat'], "
+     "start_new_session=True)\"", "protected-move"),
+    ("perl -e 'if (fork() == 0) { system(\"git update-ref refs/heads/main feat\") }'", "protected-move"),
+    ("python3 -c \"import os\nif os.fork() == 0:\n    open('.git/refs/heads/main', 'w').write('x')\"", "guard-files"),
+    ("python3 -c \"import subprocess; subprocess.Popen(['git', 'status'], start_new_session=True)\"", ""),
 ]
 # (read-only command: allowed; its write twin: refused)
 READ_AND_WRITE = [
@@ -166,8 +178,15 @@ def test_a_program_written_then_run_that_runs_git_is_refused(guarded, template):
     assert decided(repo, text(template, bare))[0] == "block"
 
 
+@pytest.mark.one_git
+def test_forked_code_is_judged_by_what_it_does(guarded):
+    repo, bare = guarded
+    for template, rule in FORKED:
+        assert decided(repo, text(template, bare)) == ("block" if rule else "allow", rule), template
+
+
 @pytest.mark.parametrize("template", [WRITTEN_THEN_RUN[0], WRITTEN_THEN_RUN[4], WRITTEN_THEN_RUN[12],
-                                      WRITTEN_PROGRAMS[0], WRITTEN_PROGRAMS[2]])
+                                      WRITTEN_PROGRAMS[0], WRITTEN_PROGRAMS[2], WRITTEN_PROGRAMS[3]])
 def test_without_the_guard_the_written_code_moves_the_remotes_main(guarded, template):
     """The control: the refused rows, run, really land on the remote's main."""
     repo, bare = guarded

@@ -63,6 +63,7 @@ def redirected_input(cmd, state):
     """``read_program``'s answer for what ``< FILE`` feeds the command, or None."""
     for op, target in cmd.redirects:
         if op == "<" and DYN not in target.text:
-            return read_program(state.cwd, target.text)
+            from .writtencode import stdin_program
+            return stdin_program(state.analyser, state, target.text)
     return None
 

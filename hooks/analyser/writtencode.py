@@ -39,7 +39,8 @@ def record(analyser, cmd, state, piped):
     name = os.path.basename(words[0].text) if words else ""
     out = None
     for op, target in cmd.redirects:
-        if op not in OUTPUT_REDIRS or DYN in target.text or target.text == "-" or target.text.isdigit():
+        if op not in OUTPUT_REDIRS or DYN in target.text or target.text in ("-", "/dev/null") or \
+                target.text.isdigit():
             continue
         out = output(cmd, words, state, piped) if out is None else out
         made = [MADE] if out is None and _makes(cmd, name) else out
@@ -92,6 +93,17 @@ def programs(analyser, state, name):
         found = read_program(state.cwd, name) if state.cwd is not None else None
         return [found] if found is not None else []
     return [(t[:MAX_PROGRAM], len(t) <= MAX_PROGRAM) for t in texts if isinstance(t, str)]
+
+
+def stdin_program(analyser, state, name):
+    """``read_program``'s answer for ``< name``: every text this command line wrote there, one after the other
+    (each is read); refused as ``program_file`` refuses when that text is not known."""
+    if state.cwd is None:
+        return None
+    if unknown(analyser, state, _path(state, name)) and names_git(analyser.defined.text):
+        raise Block("unanalysable", "input this command line writes before it reads it")
+    found = programs(analyser, state, name)
+    return None if not found else ("\n".join(t for t, _ in found), all(whole for _, whole in found))
 
 
 def unknown(analyser, state, path):
