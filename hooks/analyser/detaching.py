@@ -28,7 +28,15 @@ _SCREEN = {"-S", "-c", "-e", "-h", "-Logfile", "-p", "-T", "-t", "-s"}
 _FLOCK = {"-w", "--wait", "--timeout", "-E", "--conflict-exit-code"}
 
 
-def inner(analyser, name, args, state):
+class Detaching:
+    """``start_inner`` for ``wrappers.unwrap``: a part of the Analyser."""
+
+    def start_inner(self, name, args, state):
+        """The words of the command ``name`` starts (``[]``: none, or read here); None: not a starter."""
+        return _inner(self, name, args, state) if name in STARTERS else None
+
+
+def _inner(analyser, name, args, state):
     """The words of the command ``name`` starts (``[]``: none, or read here)."""
     if name == "daemonize":
         for i, a in enumerate(args[:-1]):

@@ -121,6 +121,17 @@ class Interpreters:
             if code is not None:
                 self.inline_code(code, state)
 
+    def run_code(self, program, code, state, origin):
+        """``code`` run by ``program`` (a ``#!`` line's): a shell's, an interpreter's, or another's (refused
+        when it names git or the guard: it is not read)."""
+        base = re.sub(r"[0-9.]+$", "", program)
+        if program in SHELLS or base in SHELLS:
+            self.check_text(code, state, origin)
+        elif base in INTERPRETERS:
+            self.inline_code(code, state)
+        elif constructs.names_git(code):
+            raise Block("unanalysable", "%s, run by %s" % (origin, program))
+
     def inline_code(self, code, state):
         if DYN in code and INVOLVES.search(code):
             raise Block("unanalysable", "inline code built from variables")

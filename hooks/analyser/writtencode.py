@@ -11,7 +11,8 @@ command line did not write is read from disk when it is a file of the work tree 
 import os
 import re
 
-from .constructs import makes_text, names_git, read_regular
+from . import printed
+from .constructs import MADE, makes_text, names_git, read_regular, written_unknown
 from .programtext import MAX_PROGRAM, literal_output, read_program, whole_program
 from .shelltree import DYN, RESERVED, Simple, is_assignment
 from ..guardpaths import inside, real
@@ -23,10 +24,6 @@ READERS = {"sh", "bash", "dash", "zsh", "ksh", "source", ".", "python", "python3
            "chmod", "cat", "ls", "head", "tail", "wc", "grep", "test", "[", "stat", "file", "diff", "cmp", "less",
            "more", "nohup", "setsid", "timeout", "nice", "env", "exec", "command", "md5sum", "sha256sum", "echo"}
 MAX_VARIANTS = 8  # texts kept per path (each is read where the file runs)
-MADE = ("made",)  # a text made from other text when it runs (`base64 -d > x.sh`): never run unread
-_ESCAPE = re.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|.)", re.S)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b",
-                   "\\": "\\"}
 _SHEBANG = re.compile(r"#!\s*(\S+)(?:[ \t]+(\S+))?")
 
 
@@ -48,6 +45,7 @@ def record(analyser, cmd, state, piped):
     if name == "tee" and not any(DYN in w.text for w in words[1:]):
         stdin = [cmd.heredocs[-1]] if cmd.heredocs else output(piped, _command_words(piped), state, None) \
             if isinstance(piped, Simple) else None
+        stdin = [MADE] if stdin is None and piped is not None and makes_text(piped) else stdin
         append = any(w.text in ("-a", "--append") for w in words[1:])
         for w in words[1:]:
             if not w.text.startswith("-"):
@@ -60,20 +58,13 @@ def record(analyser, cmd, state, piped):
 
 
 def output(node, words, state, piped):
-    """The texts a literal ``echo``/``printf``/``cat`` writes to stdout (each way the shell may read it:
-    ``echo`` decodes backslashes in ``sh``, not in ``bash``); None when not known."""
+    """The texts a literal ``echo``/``printf``/``cat`` writes to stdout (``printed.texts``); None when not
+    known."""
     if not words or any(DYN in w.text for w in words):
         return None
     name, args = os.path.basename(words[0].text), [w.text for w in words[1:]]
-    if name == "echo":
-        newline = "\n"
-        while args and re.fullmatch(r"-[neE]+", args[0]):
-            newline = "" if "n" in args[0] else newline
-            args = args[1:]
-        text = " ".join(args)
-        return sorted({text + newline, _decode(text)[0] + newline})
-    if name == "printf" and args:
-        return [_printf(args[0], args[1:])]
+    if name in ("echo", "printf"):
+        return printed.texts(name, args)
     if name == "cat" and isinstance(node, Simple):
         if node.heredocs:
             return [node.heredocs[-1]]
@@ -95,6 +86,14 @@ def programs(analyser, state, name):
     return [(t[:MAX_PROGRAM], len(t) <= MAX_PROGRAM) for t in texts if isinstance(t, str)]
 
 
+def redirected_input(analyser, cmd, state):
+    """``read_program``'s answer for what ``< FILE`` feeds the command, or None."""
+    for op, target in cmd.redirects:
+        if op == "<" and DYN not in target.text:
+            return stdin_program(analyser, state, target.text)
+    return None
+
+
 def stdin_program(analyser, state, name):
     """``read_program``'s answer for ``< name``: every text this command line wrote there, one after the other
     (each is read); refused as ``program_file`` refuses when that text is not known."""
@@ -107,13 +106,8 @@ def stdin_program(analyser, state, name):
 
 
 def unknown(analyser, state, path):
-    """Whether this command line writes ``path`` with text it cannot know; a Block when that text is made
-    from other text as it runs (``base64 -d > x.sh``, as ``base64 -d | sh`` is)."""
-    path = real(path)
-    texts = analyser.defined.files.get(path)
-    if texts is not None and MADE in texts:
-        raise Block("unanalysable", "a program this command line makes from text before it runs it")
-    return None in texts if texts is not None else path in state.written
+    """``constructs.written_unknown``."""
+    return written_unknown(analyser, state, path)
 
 
 def direct(analyser, words, state):
@@ -150,14 +144,7 @@ def run(analyser, text, state, origin):
         if program == "env" and shebang.group(2):
             program = os.path.basename(shebang.group(2) if shebang.group(2) != "-S" else
                                        (code.split("\n", 1)[0].split() + [""])[3])
-    base = re.sub(r"[0-9.]+$", "", program)
-    from .interpreters import INTERPRETERS, SHELLS
-    if not shebang or program in SHELLS or base in SHELLS:
-        analyser.check_text(code, state, origin)
-    elif base in INTERPRETERS:
-        analyser.inline_code(code, state)
-    elif names_git(code):
-        raise Block("unanalysable", "%s, run by %s" % (origin, program))
+    analyser.run_code(program if shebang else "sh", code, state, origin)
 
 
 def _makes(cmd, name):
@@ -193,45 +180,3 @@ def _command_words(cmd):
     while words and not words[0].quoted and (words[0].text in RESERVED or is_assignment(words[0].text)):
         words = words[1:]
     return words
-
-
-def _decode(text, printf=False):
-    """(``text`` with its backslash escapes decoded, whether ``\\c`` ended it)."""
-    out, pos = [], 0
-    for match in _ESCAPE.finditer(text):
-        out.append(text[pos:match.start()])
-        pos = match.end()
-        e = match.group(1)
-        if e == "c":
-            return "".join(out), True
-        if e[0] in "01234567" and (printf or e[0] == "0"):
-            out.append(chr(int(e[1:] if e[0] == "0" and not printf else e, 8) or 0))
-        elif e[0] == "x" and len(e) > 1:
-            out.append(chr(int(e[1:], 16)))
-        else:
-            out.append(_SIMPLE_ESCAPES.get(e, "\\" + e))
-    out.append(text[pos:])
-    return "".join(out), False
-
-
-def _printf(fmt, args):
-    """What ``printf FMT ARGS...`` prints: the format reused while arguments remain."""
-    out = []
-    while True:
-        used = 0
-        text, pos = [], 0
-        for match in re.finditer(r"%([-+ #0]*[0-9*]*(?:\.[0-9*]*)?)([a-zA-Z%])", fmt):
-            text.append(_decode(fmt[pos:match.start()], printf=True)[0])
-            pos = match.end()
-            conv = match.group(2)
-            if conv == "%":
-                text.append("%")
-                continue
-            value = args[used] if used < len(args) else ""
-            used += 1
-            text.append(_decode(value)[0] if conv == "b" else value)
-        text.append(_decode(fmt[pos:], printf=True)[0])
-        out.append("".join(text))
-        args = args[used:]
-        if not used or not args:
-            return "".join(out)
