@@ -10,12 +10,13 @@ guard is blocked.
 import os
 import re
 
-from . import constructs, gitrules
+from . import constructs, detaching, gitrules, writtencode
 from .constructs import INVOLVES
+from .detaching import Detaching
 from .envrules import EnvironmentRules
 from .gitrules.commands import READ_ONLY_GIT
 from .interpreters import INTERPRETERS, SHELLS, Interpreters
-from .programtext import literal_output, redirected_input
+from .programtext import literal_output
 from .repolookup import RepositoryLookup
 from .shellparse import ParseError, parse
 from .shelltree import (DYN, RESERVED, FuncDef, Pipeline, Seq, Simple, Subshell, Word, is_assignment, literal_word,
@@ -78,7 +79,7 @@ class State:
         self.branches[repo.top] = name
 
 
-class Analyser(RepositoryLookup, Wrappers, Interpreters, WriteTargets, EnvironmentRules):
+class Analyser(RepositoryLookup, Wrappers, Detaching, Interpreters, WriteTargets, EnvironmentRules):
     """``launcher_home``: the agentguard installation whose decision command runs this analysis
     (``<git common dir>/agentguard``), when it is a runtime copy; its policy judges a repository
     with no installation of its own when the command does not start in a guarded one.
@@ -155,6 +156,7 @@ class Analyser(RepositoryLookup, Wrappers, Interpreters, WriteTargets, Environme
         for op, target in cmd.redirects:
             if op in WRITE_REDIRS and target.text not in ("-",) and not target.text.isdigit():
                 self.check_path(target, state, "redirection")
+        writtencode.record(self, cmd, state, piped)
         words = list(cmd.words)
         if words and words[0].text in SKIP_WHOLE and not words[0].quoted:
             return
@@ -174,7 +176,7 @@ class Analyser(RepositoryLookup, Wrappers, Interpreters, WriteTargets, Environme
         state.stdin_text = cmd.heredocs[-1] if cmd.heredocs else literal_output(piped, state)
         unseen = text_of(piped) if piped is not None else ""
         if state.stdin_text is None:
-            found = redirected_input(cmd, state)
+            found = writtencode.redirected_input(self, cmd, state)
             if found is not None:
                 text, whole = found
                 state.stdin_text, unseen = (text, unseen) if whole else (None, text)
@@ -226,6 +228,10 @@ class Analyser(RepositoryLookup, Wrappers, Interpreters, WriteTargets, Environme
             self.check_text(text, state, "watch")
         elif name in MUTATORS:
             self.mutator(name, words[1:], state)
+        elif name in detaching.STDIN_CODE:
+            detaching.stdin_code(self, words[1:], state, piped)
+        else:
+            writtencode.direct(self, words, state)
 
     # -- commands ------------------------------------------------------------------------------
     def git(self, words, state):

@@ -37,6 +37,7 @@ OPENERS = {"for", "select", "case", "function"}  # what follows these on a line 
 CODE_VARIABLES = {"PS0", "PS1", "PS2", "PS3", "PS4", "PROMPT_COMMAND"}
 SOURCED_VARIABLES = {"BASH_ENV", "ENV"}
 MAX_SCAN = 256 * 1024
+MADE = ("made",)  # written to a file: a text made from other text when it runs (never run unread)
 MAX_CALLS = 100  # function calls and alias expansions read again at the place they run, per analysis
 _EXPANSION = re.compile(r"\$(\{[^}]*\}|\([^)]*\)|[A-Za-z_][A-Za-z0-9_]*|[@*#?$!0-9-])")
 _ANSI = re.compile(r"\$'((?:[^'\\]|\\.)*)'", re.S)
@@ -54,6 +55,7 @@ class Defined:
         self.calling = set()  # functions and aliases being read (a recursive call is read once)
         self.calls = 0  # how many were read again where they run (each body is read where it is defined)
         self.reads = False  # it reads variables from input (`read`, `mapfile`): their values are unseen text
+        self.files = {}  # path -> the texts this command line writes there, None: unknown (writtencode)
 
 
 # -- could this text involve git or the guard? -------------------------------------------------------
@@ -232,8 +234,19 @@ def program_file(analyser, state, name, origin):
         return
     if special_file(path):
         raise Block("unanalysable", "%s read from a pipe, device or socket" % origin)
-    if os.path.realpath(path) in state.written and names_git(analyser.defined.text):
+    if written_unknown(analyser, state, path) and names_git(analyser.defined.text):
         raise Block("unanalysable", "%s this command line writes before it runs it" % origin)
+
+
+def written_unknown(analyser, state, path):
+    """Whether this command line writes ``path`` with text it cannot know (``writtencode`` keeps what it
+    writes); a Block when that text is made from other text as it runs (``base64 -d > x.sh``, as
+    ``base64 -d | sh`` is)."""
+    path = os.path.realpath(path)
+    texts = analyser.defined.files.get(path)
+    if texts is not None and MADE in texts:
+        raise Block("unanalysable", "a program this command line makes from text before it runs it")
+    return None in texts if texts is not None else path in state.written
 
 
 # -- functions, aliases, trap, coproc, time -----------------------------------------------------------

@@ -2,9 +2,9 @@
 ``python -c``/``perl -e``... and a program an interpreter reads from a file, a here-document or stdin."""
 import re
 
-from . import constructs
+from . import codewrites, constructs, writtencode
 from .constructs import INVOLVES
-from .programtext import MAX_PROGRAM, read_program, whole_program
+from .programtext import MAX_PROGRAM, whole_program
 from .shelltree import DYN
 from .wrappers import skip_options
 from .writetargets import GUARD_TEXT
@@ -68,9 +68,10 @@ class Interpreters:
                 raise Block("unanalysable", "%s named by a variable" % origin)
             return constructs.computed(self, args[:1], "%s only known when it runs" % origin)
         constructs.program_file(self, state, args[0].text, origin)
-        code = whole_program(read_program(state.cwd, args[0].text), origin)
-        if code is not None:
-            self.check_text(code, state, origin)
+        for found in writtencode.programs(self, state, args[0].text):
+            code = whole_program(found, origin)
+            if code is not None:
+                self.check_text(code, state, origin)
 
     def interpreter(self, base, args, state):
         flags = INTERPRETERS[base]
@@ -108,23 +109,35 @@ class Interpreters:
                     raise Block("unanalysable", "a program named by a variable")
                 return constructs.computed(self, [script], "a program only known when it runs")
             constructs.program_file(self, state, script.text, "a %s program" % base)
-            found = read_program(state.cwd, script.text)
+            found = writtencode.programs(self, state, script.text)
         elif state.stdin_text is not None:
-            found = (state.stdin_text, len(state.stdin_text) <= MAX_PROGRAM)
+            found = [(state.stdin_text, len(state.stdin_text) <= MAX_PROGRAM)]
         elif state.piped:
             raise Block("unanalysable", "%s reading its program from a pipe" % base)
         else:
             return
-        code = whole_program(found, "a %s program" % base)
-        if code is not None:
+        for each in found:
+            code = whole_program(each, "a %s program" % base)
+            if code is not None:
+                self.inline_code(code, state)
+
+    def run_code(self, program, code, state, origin):
+        """``code`` run by ``program`` (a ``#!`` line's): a shell's, an interpreter's, or another's (refused
+        when it names git or the guard: it is not read)."""
+        base = re.sub(r"[0-9.]+$", "", program)
+        if program in SHELLS or base in SHELLS:
+            self.check_text(code, state, origin)
+        elif base in INTERPRETERS:
             self.inline_code(code, state)
+        elif constructs.names_git(code):
+            raise Block("unanalysable", "%s, run by %s" % (origin, program))
 
     def inline_code(self, code, state):
         if DYN in code and INVOLVES.search(code):
             raise Block("unanalysable", "inline code built from variables")
-        if GUARD_TEXT.search(code):
-            raise Block("guard-files", "inline code names the guard's files")
-        if not re.search(r"\bgit\b", code):
+        if GUARD_TEXT.search(code) and codewrites.may_write(code):
+            raise Block("guard-files", "inline code names the guard's files and can change files")
+        if not re.search(r"\bgit\b", code) and not re.search(r"\bgit\b", codewrites.unescaped(code)):
             return
         found = False
         for literal in _string_literals(code):

@@ -2,7 +2,7 @@
 pipe, a file given to a shell or an interpreter, what ``< FILE`` feeds a command."""
 import os
 
-from . import constructs
+from . import constructs, printed
 from .constructs import INVOLVES
 from .shelltree import DYN, RESERVED, Simple
 from ..rules import Block
@@ -23,10 +23,8 @@ def literal_output(node, state):
     args = words[1:]
     if any(DYN in a.text for a in args):
         return None
-    if name == "echo":
-        return " ".join(a.text for a in args if a.text not in ("-n", "-e", "-E")) + "\n"
-    if name == "printf" and args:
-        return " ".join(a.text for a in args).replace("\\n", "\n")
+    if name in ("echo", "printf") and args:  # each way the shell may print it (escapes decoded or not)
+        return "\n".join(printed.texts(name, [a.text for a in args]) or [])
     if name == "cat":
         if node.heredocs:
             return node.heredocs[-1]
@@ -58,12 +56,3 @@ def whole_program(found, origin):
     if INVOLVES.search(text):
         raise Block("unanalysable", "%s too large to analyse" % origin)
     return None
-
-
-def redirected_input(cmd, state):
-    """``read_program``'s answer for what ``< FILE`` feeds the command, or None."""
-    for op, target in cmd.redirects:
-        if op == "<" and DYN not in target.text:
-            return read_program(state.cwd, target.text)
-    return None
-

@@ -20,6 +20,7 @@ class Wrappers:
 
     check_text: "Callable[..., Any]"  # the Analyser's
     env_rule: "Callable[..., Any]"
+    start_inner: "Callable[..., Any]"
 
     def unwrap(self, words, state):
         for _ in range(16):
@@ -27,7 +28,11 @@ class Wrappers:
                 return words
             name = os.path.basename(words[0].text)
             if name not in WRAPPERS and name != "xargs":
-                return words
+                inner = self.start_inner(name, words[1:], state)  # detaching.Detaching's
+                if inner is None:
+                    return words
+                words = inner
+                continue
             args = words[1:]
             if name == "xargs":
                 rest = skip_options(args, {"-I", "-i", "-n", "-L", "-P", "-d", "-E", "-s", "-a", "--arg-file",
