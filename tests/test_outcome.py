@@ -561,23 +561,25 @@ def test_a_file_install_wrote_is_put_back_even_when_it_was_damaged_between_calls
     assert guard_files(repo) == files
 
 
-def test_hole_a_change_between_two_tool_calls_becomes_the_new_normal(guarded):
-    """Another process sets core.hooksPath after one after-check and before the next pre-check: that
-    pre-check records the setting as the state before the call (config may change between calls: the
-    user's own edits), and the call's after-check finds nothing to undo ("unchanged"). Open: config
-    changed outside tool calls. What still names it: the doctor (and gptme's completion check, which
-    runs it) fails. Closed by: nothing on this machine; the push guard still refuses pushes to main."""
+def test_a_change_between_two_tool_calls_is_undone_by_the_next_pre_check(guarded):
+    """Another process sets core.hooksPath after one after-check and before the next pre-check (#29: it
+    was recorded as the state before the call, the new normal). The pre-check compares with the last
+    known-good snapshot, undoes it and says since which call; the call's after-check tells the model;
+    the doctor passes. (tests/test_outliving.py drives the jobs that do this for real.)"""
     repo, _ = guarded
     pre_check(repo, "ls")
     assert after(repo)[0] == 0
     repo.run("config", "core.hooksPath", "/dev/null")  # by someone else, between calls
+    assert repo.run("config", "core.hooksPath").stdout.strip() == "/dev/null"
     pre_check(repo, "ls")
+    assert repo.run("config", "core.hooksPath", check=False).stdout.strip() != "/dev/null"
     assert repo.sh("ls").returncode == 0
     rc, report = after(repo)
-    assert (rc, report["decision"]) == (0, "unchanged"), report
-    assert repo.run("config", "core.hooksPath").stdout.strip() == "/dev/null"
-    fails, ok = doctor_fails(repo)
-    assert not ok and any("hooks" in f for f in fails), fails
+    assert (rc, report["decision"]) == (3, "repaired"), report
+    assert [e["call"] for e in report["earlier"]] == ["ls"] and "since the tool call `ls`" in report["reason"]
+    assert "core.hookspath=/dev/null" in report["reason"].lower(), report["reason"]
+    assert doctor_fails(repo)[1]
+    assert after(repo)[1]["decision"] == "unchanged"
 
 
 def test_another_home_is_never_taken_for_the_calls_doing(guarded, tmp_path):
