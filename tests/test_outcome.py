@@ -461,15 +461,17 @@ def test_a_tampered_policy_snapshot_does_not_hide_a_moved_main(guarded, policy_e
 
 
 def test_a_call_that_records_its_own_snapshot_is_still_undone(guarded):
-    """The call deletes a hook, then runs the pre-check itself: the after-check must still put the hook back."""
+    """The call deletes a hook, then runs the pre-check itself: that check compares with the last
+    known-good snapshot and puts the hook back (#29), and the after-check tells it."""
     repo, _ = guarded
     files = guard_files(repo)
     command = "rm .git/hooks/pre-commit && .git/agentguard/check -- ls"
     pre_check(repo, command)
     assert repo.sh(command).returncode == 0
-    assert not os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-commit"))
     rc, report = after(repo)
     assert (rc, report["decision"]) == (3, "repaired"), report
+    assert [u["what"] for e in report["earlier"] for u in e["undone"]] == \
+        ["restored .git/hooks/pre-commit (it was deleted)"], report
     assert guard_files(repo) == files
 
 

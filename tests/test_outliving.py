@@ -16,8 +16,8 @@ import time
 
 import pytest
 
-from helpers import allow_on_pty, upstream_advance
-from test_outcome import after, doctor_fails, pre_check
+from helpers import AGENTGUARD, allow_on_pty, upstream_advance
+from test_outcome import CHECK, after, doctor_fails, pre_check
 
 HOOKS_OFF = "git -c core.hooksPath=/dev/null"
 REFTX = os.path.join(".git", "agentguard", "runtime", "hooks", "backstop", "reftx.py")  # the backstop's code
@@ -250,3 +250,30 @@ def test_a_persons_watched_key_without_install_is_undone_and_says_how_to_keep_it
     assert report["decision"] == "repaired", report
     assert "agentguard install` in their own terminal" in report["reason"]
     assert repo.run("config", "core.sshCommand", check=False).stdout.strip() == ""
+
+
+def test_a_call_that_runs_the_check_itself_does_not_make_its_change_the_normal(guarded):
+    """A call changes a watched key, then runs `.git/agentguard/check` itself (once the way to make a
+    change the new normal): that check compares with the known-good snapshot and undoes it."""
+    repo, _ = guarded
+    command = "git config core.sshCommand 'ssh -i /tmp/other-key' && %s -- ls >/dev/null" % CHECK
+    pre_check(repo, command)
+    assert repo.sh(command).returncode == 0
+    rc, report = after(repo)
+    assert report["decision"] == "repaired" and "core.sshcommand" in report["reason"].lower(), report
+    assert repo.run("config", "core.sshCommand", check=False).stdout.strip() == ""
+    _calm(repo)
+
+
+def test_hole_an_agents_install_after_its_own_change_makes_it_the_normal(guarded):
+    """Open (SECURITY.md, Work that outlives the call): an agent may run `agentguard install` (the
+    analyser refuses it only when the remotes changed), and install records a fresh baseline, so a
+    change the same call (or a job it left running) made before it is kept. The analyser refuses the
+    `git config` here; a command it cannot read would not be."""
+    repo, _ = guarded
+    command = "git config core.sshCommand 'ssh -i /tmp/other-key' && %s install >/dev/null" % AGENTGUARD
+    assert pre_check(repo, command) == "block"  # the analyser reads this one
+    assert repo.sh(command).returncode == 0
+    rc, report = after(repo)
+    assert (rc, report["decision"]) == (0, "unchanged"), report
+    assert repo.run("config", "core.sshCommand").stdout.strip() == "ssh -i /tmp/other-key"

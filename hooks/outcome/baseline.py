@@ -60,19 +60,23 @@ def known_layout(where, previous):
 
 
 def since(where, previous, now):
-    """The snapshot to keep, ``now`` or taken again after a repair; None when the repair failed
+    """The snapshot to keep: ``now``, or the known-good state after a repair; None when the repair failed
     (the last known-good snapshot then stays). ``previous``: the last known-good snapshot."""
     from .snapshot import settled_refs
     refs = settled_refs(where, previous["refs"], now["refs"])
-    own = _own(where)
-    changed = previous["config"] != now["config"] or refs != now["refs"] or any(
-        _differs(previous["files"].get(p), now["files"].get(p)) for p in set(previous["files"]) | set(now["files"])
-        if own(p)) or any(e[2] is None for e in now["files"].values())  # install's file, damaged (``take``)
+    old, found = previous["files"], now["files"]
+    moved = [p for p in set(old) | set(found) if _differs(old.get(p), found.get(p))]
+    changed = previous["config"] != now["config"] or refs != now["refs"] or \
+        any(e[2] is None for e in found.values())  # install's file, damaged (``take``)
+    if moved and not changed:  # the common case (nothing moved) reads nothing more
+        own = _own(where)
+        changed = any(own(p) for p in moved)
     if not changed:
         return now
     from . import after
     from .report import RULE, UNCHANGED, Report
     report = Report()
+    own = _own(where)
     heads = {r: o for r, o in refs.items() if r.startswith("refs/heads/")}  # tracking refs: as they are now
     before = dict(previous, refs={r: o for r, o in now["refs"].items() if not r.startswith("refs/heads/")},
                   files={p: e for p, e in previous["files"].items() if own(p)})
@@ -115,5 +119,6 @@ def _persons(entry):
 
 
 def _differs(a, b):
-    from .after import same
-    return (a is None) != (b is None) or (a is not None and not same(a, b))
+    """Type, mode or content changed, or the file came or went (``after.same``, without importing the
+    after-check on the common path)."""
+    return (a is None) != (b is None) or (a is not None and (a[:2] != b[:2] or a[6] != b[6]))

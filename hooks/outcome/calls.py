@@ -27,26 +27,17 @@ def _path(where):
 def keep(where, report, call):
     """Add the pre-check's ``report`` to what the next after-check in this work tree tells; ``call``:
     the snapshot's record of the call it happened after."""
-    kept = _read(_path(where))
+    kept = take_kept(where)
     store.write_atomic(_path(where), json.dumps((kept + [report.earlier_entry(call)])[-MAX_KEPT:]).encode("utf-8"))
 
 
 def take_kept(where):
     """The repairs pre-checks made since the last after-check ([] for none), removed as they are read."""
     path = _path(where)
-    kept = _read(path)
-    if kept:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-    return kept
-
-
-def _read(path):
     try:
         with open(path, "rb") as fh:
             data = json.loads(fh.read(1 << 20).decode("utf-8"))
+        os.unlink(path)
     except (OSError, ValueError, UnicodeDecodeError):
         return []
     return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
