@@ -37,7 +37,8 @@ def run(cwd="."):
         report.fold(calls.take_kept(where))
         report.running = running.left_running(where, before.get("call"))
         if report.decision != UNCHANGED and not report.failed:
-            store.save(where.ag_home, snapshot.take(where, before))
+            # the known-good state, not read again (a job still at work would be taken for it, #29)
+            store.save(where.ag_home, before if not before.get("owned_only") else snapshot.take(where, before))
     except Exception as exc:  # a bug, git not answering: say so, never pass silently
         report.fail("the after-check could not finish (%s)" % type(exc).__name__)
     if where is not None and os.path.isdir(where.ag_home):
