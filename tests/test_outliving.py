@@ -277,3 +277,31 @@ def test_hole_an_agents_install_after_its_own_change_makes_it_the_normal(guarded
     rc, report = after(repo)
     assert (rc, report["decision"]) == (0, "unchanged"), report
     assert repo.run("config", "core.sshCommand").stdout.strip() == "ssh -i /tmp/other-key"
+
+
+def test_hole_a_job_can_forge_a_break_glass_grant_between_calls(guarded, jobs, tmp_path):
+    """Open (SECURITY.md, Work that outlives the call): the break-glass folder is accepted between calls
+    (a person's `agentguard allow`), and nothing tells a person's grant file from one a job writes the
+    same way: a job that writes one and then moves main gets past the backstop, and the next check
+    leaves main where the grant put it. The remedy is the server side; the push guard still asks the
+    remote, and the audit log records the use."""
+    repo, _ = guarded
+    repo.run("checkout", "-q", "main")
+    go, done = jobs
+    main_before = repo.rev("main")
+    forge = ("import json,os,time; n=time.time(); os.makedirs('.git/agentguard/allow',exist_ok=True); "
+             "open('.git/agentguard/allow/%s.json','w').write(json.dumps("
+             "{'branch':'main','created':n,'expires':n+600,'nonce':os.urandom(16).hex()}))" % "main".encode().hex())
+    damage = ("python3 -c \"%s\" && git update-ref refs/heads/main $(git commit-tree HEAD^{tree} -p main -m forged) "
+              "2>%s" % (forge, tmp_path / "err"))
+    command = detached("setsid", job_body(go, done, damage), tmp_path)
+    pre_check(repo, command)
+    assert repo.sh(command).returncode == 0
+    assert after(repo)[1]["decision"] == "unchanged"
+    open(go, "w").close()
+    wait_for(done)
+    moved = repo.rev("main")
+    assert moved != main_before
+    pre_check(repo, "ls")
+    assert after(repo)[1]["decision"] == "unchanged"
+    assert repo.rev("main") == moved
