@@ -23,7 +23,7 @@ change to those is accepted only through agentguard itself: ``agentguard install
 baseline), ``doctor --fix`` and install's writes (``snapshot.adopt_own_writes``)."""
 import os
 
-from .. import audit, grant, guardconfig, guardpaths
+from .. import guardconfig, guardpaths
 from . import calls, snapshot, store
 
 
@@ -62,8 +62,7 @@ def known_layout(where, previous):
 def since(where, previous, now):
     """The snapshot to keep: ``now``, or the known-good state after a repair; None when the repair failed
     (the last known-good snapshot then stays). ``previous``: the last known-good snapshot."""
-    from .snapshot import settled_refs
-    refs = settled_refs(where, previous["refs"], now["refs"])
+    refs = snapshot.settled_refs(where, previous["refs"], now["refs"])
     old, found = previous["files"], now["files"]
     moved = [p for p in set(old) | set(found) if _differs(old.get(p), found.get(p))]
     changed = previous["config"] != now["config"] or refs != now["refs"] or \
@@ -73,6 +72,7 @@ def since(where, previous, now):
         changed = any(own(p) for p in moved)
     if not changed:
         return now
+    from .. import audit
     from . import after
     from .report import RULE, UNCHANGED, Report
     report = Report()
@@ -100,8 +100,8 @@ def since(where, previous, now):
 
 def _own(where):
     """Whether a watched path is the guard's own between calls (see the module's text)."""
-    from .snapshot import install_record, owned_files
-    owned = set(owned_files(where, install_record(where)))
+    from .. import grant
+    owned = set(snapshot.owned_files(where, snapshot.install_record(where)))
     glass = grant.folder(where.ag_home)
 
     def own(path):
