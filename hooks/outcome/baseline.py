@@ -83,6 +83,8 @@ def since(where, previous, now):
     before["refs"].update(heads)
     before["files"].update((p, e) for p, e in now["files"].items() if not own(p))
     before["config"] = [e for e in previous["config"] if not _persons(e)] + [e for e in now["config"] if _persons(e)]
+    if "local_remotes" in now:  # a remote on this machine: a teammate's push between calls stands (localremotes)
+        before["local_remotes"] = now["local_remotes"]
     try:
         after.check(where, before, report)
     except Exception as exc:  # a bug, git not answering: never the new normal
