@@ -461,15 +461,17 @@ def test_a_tampered_policy_snapshot_does_not_hide_a_moved_main(guarded, policy_e
 
 
 def test_a_call_that_records_its_own_snapshot_is_still_undone(guarded):
-    """The call deletes a hook, then runs the pre-check itself: the after-check must still put the hook back."""
+    """The call deletes a hook, then runs the pre-check itself: that check compares with the last
+    known-good snapshot and puts the hook back (#29), and the after-check tells it."""
     repo, _ = guarded
     files = guard_files(repo)
     command = "rm .git/hooks/pre-commit && .git/agentguard/check -- ls"
     pre_check(repo, command)
     assert repo.sh(command).returncode == 0
-    assert not os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-commit"))
     rc, report = after(repo)
     assert (rc, report["decision"]) == (3, "repaired"), report
+    assert [u["what"] for e in report["earlier"] for u in e["undone"]] == \
+        ["restored .git/hooks/pre-commit (it was deleted)"], report
     assert guard_files(repo) == files
 
 
@@ -565,23 +567,25 @@ def test_a_file_install_wrote_is_put_back_even_when_it_was_damaged_between_calls
     assert guard_files(repo) == files
 
 
-def test_hole_a_change_between_two_tool_calls_becomes_the_new_normal(guarded):
-    """Another process sets core.hooksPath after one after-check and before the next pre-check: that
-    pre-check records the setting as the state before the call (config may change between calls: the
-    user's own edits), and the call's after-check finds nothing to undo ("unchanged"). Open: config
-    changed outside tool calls. What still names it: the doctor (and gptme's completion check, which
-    runs it) fails. Closed by: nothing on this machine; the push guard still refuses pushes to main."""
+def test_a_change_between_two_tool_calls_is_undone_by_the_next_pre_check(guarded):
+    """Another process sets core.hooksPath after one after-check and before the next pre-check (#29: it
+    was recorded as the state before the call, the new normal). The pre-check compares with the last
+    known-good snapshot, undoes it and says since which call; the call's after-check tells the model;
+    the doctor passes. (tests/test_outliving.py drives the jobs that do this for real.)"""
     repo, _ = guarded
     pre_check(repo, "ls")
     assert after(repo)[0] == 0
     repo.run("config", "core.hooksPath", "/dev/null")  # by someone else, between calls
+    assert repo.run("config", "core.hooksPath").stdout.strip() == "/dev/null"
     pre_check(repo, "ls")
+    assert repo.run("config", "core.hooksPath", check=False).stdout.strip() != "/dev/null"
     assert repo.sh("ls").returncode == 0
     rc, report = after(repo)
-    assert (rc, report["decision"]) == (0, "unchanged"), report
-    assert repo.run("config", "core.hooksPath").stdout.strip() == "/dev/null"
-    fails, ok = doctor_fails(repo)
-    assert not ok and any("hooks" in f for f in fails), fails
+    assert (rc, report["decision"]) == (3, "repaired"), report
+    assert [e["call"] for e in report["earlier"]] == ["ls"] and "since the tool call `ls`" in report["reason"]
+    assert "core.hookspath=/dev/null" in report["reason"].lower(), report["reason"]
+    assert doctor_fails(repo)[1]
+    assert after(repo)[1]["decision"] == "unchanged"
 
 
 def test_another_home_is_never_taken_for_the_calls_doing(guarded, tmp_path):

@@ -96,7 +96,7 @@ def main(argv, out=None):
             out.write(report.reason() + "\n")
         return report.status
     block = analyse(command, write, cwd)
-    record_snapshot(cwd)
+    record_snapshot(cwd, command if write is None else "write " + write)
     if as_json:
         out.write(json.dumps(block.to_json() if block else {"decision": "allow", "rule": "", "reason": ""}) + "\n")
     elif block is not None:

@@ -37,11 +37,12 @@ def verdict(command=None, write=None, cwd="."):
     return ("allow", "", "") if block is None else ("block", block.rule, block.reason())
 
 
-def record_snapshot(cwd):
+def record_snapshot(cwd, call=None):
     """The guard's state before the tool call runs, for ``check --after`` (whatever the decision:
-    the call may run anyway). Never fails the check."""
+    the call may run anyway); ``call``: its command or tool, named when a later check repairs what
+    changed since. Never fails the check."""
     try:
-        from ..outcome.snapshot import record
-        record(cwd)
+        from ..outcome.baseline import record
+        record(cwd, call=call)
     except Exception:
         pass

@@ -164,8 +164,9 @@ def tool_call_block(harness, data):
     from ..analyser.decision import analyse, record_snapshot
     protocol = PROTOCOLS[harness]
     payload = load(protocol, data)
-    found = None
+    found, call = None, None
     for kind, text, cwd in subjects(protocol, payload):
+        call = call or "%s %s" % (payload.get(protocol.tool), text)
         block = analyse(write=text, cwd=cwd) if kind == "write" else analyse(command=text, cwd=cwd)
         if block is None and kind == "powershell":  # read as sh first, then what sh may misread
             from ..analyser.powershell import check
@@ -174,7 +175,7 @@ def tool_call_block(harness, data):
             found = block
             break
     if payload.get(protocol.tool) not in protocol.reads:
-        record_snapshot(_payload_cwd(payload, protocol))
+        record_snapshot(_payload_cwd(payload, protocol), call or str(payload.get(protocol.tool)))
     return found
 
 

@@ -34,16 +34,18 @@ def run(cwd="."):
         else:
             before = from_manifest(where)
         check(where, before, report)
+        from . import calls, running
+        report.fold(calls.take_kept(where))
+        report.running = running.left_running(where, before.get("call"))
         if report.decision != UNCHANGED and not report.failed:
-            store.save(where.ag_home, snapshot.take(where, before))
+            # the known-good state, not read again (a job still at work would be taken for it, #29)
+            store.save(where.ag_home, before if not before.get("owned_only") else snapshot.take(where, before))
     except Exception as exc:  # a bug, git not answering: say so, never pass silently
         report.fail("the after-check could not finish (%s)" % type(exc).__name__)
     if where is not None and os.path.isdir(where.ag_home):
         store.mark_unrepaired(where.ag_home, where.top, bool(report.failed))
-    if report.decision != UNCHANGED and where is not None:
-        audit.record(where.ag_home, "check --after", RULE,
-                     [(u.get("ref") or u.get("key") or u.get("path") or "", u.get("old", ""), u.get("new", ""))
-                      for u in report.undone], ["agentguard", "check", "--after"])
+    if (report.undone or report.failed) and where is not None:
+        audit.record(where.ag_home, "check --after", RULE, report.audit_rows(), ["agentguard", "check", "--after"])
     return report
 
 

@@ -64,6 +64,8 @@ def take(where, previous=None):
     out = {"top": where.top, "where": where.to_json(), "files": found, "roots": roots, "config": config,
            "refs": refs, "symrefs": refs.symrefs}
     out["local_remotes"] = localremotes.take(where, config, policy, describe, previous, reading)
+    if isinstance((previous or {}).get("call"), dict):
+        out["call"] = previous["call"]  # the tool call it was taken for (``calls.call_record``)
     if not any(ref.startswith("refs/heads/") for ref in refs) and _is_empty(where):
         out["no_branches"] = True  # a new repository: its first commit may create a protected branch
     return out

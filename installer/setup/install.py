@@ -290,6 +290,7 @@ def apply_install(plan):
         plan = plan_install(*plan.request)
         info = plan.info
         if not plan.actions:
+            record_outcome_baseline(info)  # a person's re-run accepts the guard's state as it is now (#29)
             return plan
         write_plan(plan, write_dirs(info, worktrees.view(plan.record, plan.worktree)),
                    worktrees.intent(plan.record, plan.previous, plan.worktree))

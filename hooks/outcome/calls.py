@@ -1,0 +1,43 @@
+"""Which tool call a snapshot was taken for, and the pre-check's repairs kept until an after-check
+tells the model (``<snapshot>.pending`` next to the work tree's snapshot): a repair the pre-check
+makes reaches the model by the route the after-check's report takes (``after.run`` folds it in)."""
+import json
+import os
+import time
+
+from ..textsafe import safe
+from . import store
+from .running import ticks
+
+MAX_CALL = 200  # characters of the call's command kept for attribution
+PENDING = ".pending"
+MAX_KEPT = 5
+
+
+def call_record(call):
+    """What the snapshot keeps of the tool call it is taken for: its command (bounded, one printable
+    line), the time, and this process's start on the kernel's clock (``running.ticks``)."""
+    return {"what": safe(call or "", MAX_CALL), "at": time.time(), "ticks": ticks()}
+
+
+def _path(where):
+    return store.snapshot_path(where.ag_home, where.top)[:-len(".json")] + PENDING
+
+
+def keep(where, report, call):
+    """Add the pre-check's ``report`` to what the next after-check in this work tree tells; ``call``:
+    the snapshot's record of the call it happened after."""
+    kept = take_kept(where)
+    store.write_atomic(_path(where), json.dumps((kept + [report.earlier_entry(call)])[-MAX_KEPT:]).encode("utf-8"))
+
+
+def take_kept(where):
+    """The repairs pre-checks made since the last after-check ([] for none), removed as they are read."""
+    path = _path(where)
+    try:
+        with open(path, "rb") as fh:
+            data = json.loads(fh.read(1 << 20).decode("utf-8"))
+        os.unlink(path)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return []
+    return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
