@@ -143,7 +143,7 @@ def install(
             typer.echo("agentguard: warning: %s" % warning, err=True)
         where = safe(plan.info.top, 300)
         branches = ", ".join(safe(b, 80) for b in plan.policy.branches)
-        if not plan.actions:
+        if not plan.actions and dry_run:
             typer.echo("agentguard: already installed in %s; nothing changed" % where)
             typer.echo("  protected branches: %s (%s)" % (branches, plan.policy.source))
             return

@@ -171,6 +171,7 @@ def _scope_setup(repo, scope):
         with open(SCOPES["global"](repo), "a") as fh:
             fh.write("[include]\n\tpath = ~/included.cfg\n")
         open(SCOPES["included"](repo), "a").close()
+        repo.agentguard("install")  # a person's include, accepted (else the next pre-check takes it out)
     elif scope == "worktree":
         repo.run("config", "extensions.worktreeConfig", "true")
     os.makedirs(os.path.dirname(SCOPES[scope](repo)), exist_ok=True)

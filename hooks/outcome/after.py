@@ -169,14 +169,14 @@ def undo_files(where, before, owned, report):
     glass = {p for p in paths if grants.is_grant_path(where, p)}
     if glass:
         grants.undo(where, {p: e for p, e in old.items() if p in glass}, {p: e for p, e in now.items() if p in glass},
-                    report, same, _remove, _show)
+                    report, same, store.take_away, _show)
     for path in sorted(paths - glass):
         b, n = old.get(path), now.get(path)
         if b is None and n is None or same(b, n):
             continue
         shown = _show(where, path)
         if b is None:
-            _remove(path)
+            store.take_away(path)
             report.add("file", "removed %s, which the call added (its bytes are kept in %s)"
                        % (shown, _show(where, os.path.join(store.home(where.ag_home), "store", n[6]))), path=path)
             continue
@@ -184,7 +184,7 @@ def undo_files(where, before, owned, report):
         if data is None:
             report.fail("%s changed and its earlier bytes are not kept; run `agentguard install`" % shown)
             continue
-        _remove(path)
+        store.take_away(path)
         if b[0] == "l":
             os.makedirs(os.path.dirname(path), exist_ok=True)
             os.symlink(os.fsdecode(data), path)
@@ -194,18 +194,6 @@ def undo_files(where, before, owned, report):
             continue  # housekeeping (`find . -name '*.pyc' -delete`) took a cache: put back, nothing to tell
         how = "it was deleted" if n is None else "its mode was changed" if n[6] == b[6] else "it was changed"
         report.add("file", "restored %s (%s)" % (shown, how), path=path)
-
-
-def _remove(path):
-    """Take ``path`` away: a file or link is unlinked (its bytes are in the store), a directory where a
-    file was is moved aside, never deleted."""
-    try:
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.replace(path, path + ".agentguard-moved-%d" % os.getpid())
-        elif os.path.lexists(path):
-            os.unlink(path)
-    except OSError:
-        pass
 
 
 # -- no snapshot ------------------------------------------------------------------------------------

@@ -223,7 +223,7 @@ def _undo_files(where, gd, old, new, report):
             continue  # not a name ``_files`` gives
         path = os.path.join(gd, name)
         shown = "%s of the remote %s" % (name, gd)
-        _take_away(path)
+        store.take_away(path)
         if b is None:
             report.add("file", "removed %s, which the call planted (its bytes are kept in the store, %s)"
                        % (shown, n[6][:12]), path=path)
@@ -238,13 +238,3 @@ def _undo_files(where, gd, old, new, report):
             store.write_atomic(path, data, b[1])
             report.add("file", "restored %s" % shown, path=path)
 
-
-def _take_away(path):
-    """Unlink ``path`` (its bytes are in the store); a directory is moved aside, never deleted."""
-    try:
-        if os.path.isdir(path) and not os.path.islink(path):
-            os.replace(path, "%s.agentguard-moved-%d" % (path, os.getpid()))
-        elif os.path.lexists(path):
-            os.unlink(path)
-    except OSError:
-        pass

@@ -221,7 +221,10 @@ def _add_pattern(path, found, depth=6):
 
 
 def _add_tree(path, found, depth=6):
-    """``path`` when it is a file or a symlink, every file below it when it is a directory."""
+    """``path`` when it is a file or a symlink, every file below it when it is a directory (not what a
+    repair moved aside: kept, no longer the guard's)."""
+    if store.MOVED_ASIDE in os.path.basename(path):
+        return
     try:
         mode = os.lstat(path).st_mode
     except OSError:

@@ -61,6 +61,21 @@ def write_atomic(path, data, mode=0o644, durable=False):
         fsync_dir(directory)
 
 
+MOVED_ASIDE = ".agentguard-moved-"  # a directory found where a guarded file was: kept under this name, never watched
+
+
+def take_away(path):
+    """Take ``path`` away: a file or link is unlinked (its bytes are in the store), a directory where a
+    file was is moved aside (``MOVED_ASIDE``), never deleted."""
+    try:
+        if os.path.isdir(path) and not os.path.islink(path):
+            os.replace(path, "%s%s%d" % (path, MOVED_ASIDE, os.getpid()))
+        elif os.path.lexists(path):
+            os.unlink(path)
+    except OSError:
+        pass
+
+
 def fsync_dir(directory):
     try:
         fd = os.open(directory, os.O_RDONLY)

@@ -39,7 +39,22 @@ def compile_runtime(root):
         remove_stale_temps(os.path.join(folder, "__pycache__"), _COMPILE_TEMP)
         for name in sorted(n for n in names if n.endswith(".py")):
             src = os.path.join(folder, name)
-            # hash-checked: the same bytes at every install (no timestamps), and a changed source is
-            # never shadowed by a stale .pyc
-            py_compile.compile(src, cfile=importlib.util.cache_from_source(src), doraise=True,
+            cfile = importlib.util.cache_from_source(src)
+            if _compiled(src, cfile):
+                continue  # compiling again can give other bytes (marshal): a change the after-check would see
+            # hash-checked: a changed source is never shadowed by a stale .pyc
+            py_compile.compile(src, cfile=cfile, doraise=True,
                                invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+
+
+def _compiled(src, cfile):
+    """True when ``cfile`` is a hash-checked .pyc of this interpreter for ``src`` as it is now."""
+    try:
+        with open(src, "rb") as fh:
+            source = fh.read()
+        with open(cfile, "rb") as fh:
+            head = fh.read(16)
+    except OSError:
+        return False
+    return len(head) == 16 and head[:4] == importlib.util.MAGIC_NUMBER and head[4:8] == (3).to_bytes(4, "little") \
+        and head[8:16] == importlib.util.source_hash(source)

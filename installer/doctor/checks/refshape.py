@@ -72,4 +72,4 @@ def _refshape(doctor):
     doctor.notes.extend([u["what"] for u in report.undone] + ["could not: " + f for f in report.failed])
 
 
-REFSHAPE = Repair("refshape", 1, _refshape)
+REFSHAPE = Repair("refshape", -1, _refshape)  # before the reinstall: its fresh baseline must see main as a ref
