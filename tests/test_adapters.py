@@ -4,6 +4,7 @@ After each call they run the after-check: what a call did to the guard is undone
 reads why in that call's result; an ordinary call shows it nothing."""
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -246,10 +247,14 @@ def test_gptme_plugin_and_completion_verifier(guarded):
     assert repo.rev("main") == main
 
 
+@pytest.mark.xfail(strict=True, reason="#29: main written between calls is now put back by the next pre-check "
+                   "(test_outliving) before gptme's verifier runs; the verifier's own refusal needs a new setup")
 def test_gptme_verifier_refuses_completion_while_main_holds_local_work(guarded):
     repo, _ = guarded
     with open(os.path.join(repo.path, ".git", "refs", "heads", "main"), "w") as fh:
         fh.write(repo.rev("feat") + "\n")  # what `git branch -C feat main` leaves behind
+    # with no known-good snapshot (so no pre-check puts main back first: test_outliving), only the doctor tells
+    shutil.rmtree(os.path.join(repo.path, ".git", "agentguard", "outcome"))
     out = gptme(repo, [])
     verdict = out[-1]["complete"]
     assert verdict.startswith("retry: ") and "branches.ahead" in verdict and "<verifier-output" in verdict

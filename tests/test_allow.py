@@ -298,10 +298,14 @@ def test_a_grant_made_and_spent_on_a_push_in_one_call_is_reported_as_not_undone(
         granted(repo)
         assert repo.run("push", "origin", "feat:main", check=False).returncode == 0
 
+    remote = bare.rev("main")
     answer = _tool_call(repo, call)
     assert answer["decision"] == "unrepaired", answer
     assert "cannot be undone" in answer["reason"]
-    assert bare.rev("main") == repo.rev("feat")  # the push had left: that is what the report says
+    # this remote is a local path: the after-check put its main back, the pushed commit kept there
+    # (tests/test_local_remote.py); a remote elsewhere keeps the push, which is what the report says
+    rescued = bare.run("for-each-ref", "--format=%(objectname)", "refs/agentguard/rescued/").stdout.split()
+    assert bare.rev("main") == remote and repo.rev("feat") in rescued
 
 
 def test_a_persons_grant_spent_by_the_agents_push_is_not_repaired(guarded):

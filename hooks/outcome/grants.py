@@ -14,14 +14,30 @@ def is_grant_path(where, path):
     return path.startswith(grant.folder(where.ag_home) + os.sep)
 
 
-def undo(where, old, now, report, same, remove, show):
-    """``old``/``now``: {path: entry} of the files below the grant folder before and after the call."""
+def persons(where, old):
+    """The nonces of the grants ``old`` ({path: entry}, a snapshot's files) holds: a person's, made before the call."""
     before = set()
     for path, entry in old.items():
         data = store.get(where.ag_home, entry[6]) if _is_grant(where, path) else None
         found = grant.parse(data) if data is not None else None
         if found is not None:
             before.add(found["nonce"])
+    return before
+
+
+def pushed_by_persons_grant(where, old, ref):
+    """True when a person's grant (one ``old`` holds) was spent on a push to ``ref`` (the push guard's
+    record names the pushed source, not always an object id: the push itself decided what landed)."""
+    before = persons(where, old)
+    return any(isinstance(r, dict) and r.get("ref") == ref
+               for record in grant.used_records(where.ag_home)
+               if record.get("hook") != grant.MOVE_HOOK and record.get("nonce") in before
+               for r in record.get("refs") or ())
+
+
+def undo(where, old, now, report, same, remove, show):
+    """``old``/``now``: {path: entry} of the files below the grant folder before and after the call."""
+    before = persons(where, old)
     for path in sorted(set(old) | set(now)):
         b, n = old.get(path), now.get(path)
         if n is None or same(b, n):

@@ -183,7 +183,7 @@ def undo(where, before, reading, report):
             report.fail("the remote %s (reached by a local path) could not be read after the call" % gd)
             continue
         if isinstance(old.get("refs"), dict):
-            _undo_refs(where, gd, old["refs"], new["refs"], report)
+            _undo_refs(where, gd, old["refs"], new["refs"], report, before.get("files") or {})
         if isinstance(old.get("files"), dict):
             _undo_files(where, gd, old["files"], new["files"], report)
 
@@ -192,11 +192,16 @@ def _git(gd, args):
     return gitio.run(["--git-dir=" + gd] + HOOKS_OFF + args, cwd=gd, env=gitio.scrubbed_env())[0] == 0
 
 
-def _undo_refs(where, gd, old, new, report):
+def _undo_refs(where, gd, old, new, report, files):
+    from .grants import pushed_by_persons_grant
     for ref in sorted(set(old) | set(new)):
         was, now = old.get(ref), new.get(ref)
         if was == now:
             continue
+        if was is None and not old:
+            continue  # the first push of a protected branch to a remote that had none (docs/policy.md)
+        if now is not None and pushed_by_persons_grant(where, files, ref):
+            continue  # a person's break-glass grant, spent on this push
         shown = "%s in the remote %s" % (ref[len("refs/heads/"):], gd)
         kept = ""
         if now is not None:
