@@ -13,6 +13,9 @@ PROGRAM_ENV = "AGENTGUARD_GIT"  # the git install recorded; every launcher of th
 # Where git finds the programs it runs (upload-pack, remote helpers): the caller's, never the runtime's.
 EXEC_PATH_ENV = "GIT_EXEC_PATH"
 OWN_EXEC_PATH_ENV = "AGENTGUARD_EXEC_PATH"  # the recorded git's own, as install found it (the hooks set it)
+# Before the git command of a repair (the after-check's, the doctor's): the guard's own move, which
+# its hooks must not judge.
+REPAIR = ["-c", "core.hooksPath=/dev/null"]
 
 
 class GitError(Exception):

@@ -15,7 +15,6 @@ from . import store
 from .remotelist import remember
 
 RESCUED = "refs/agentguard/rescued/"
-HOOKS_OFF = ["-c", "core.hooksPath=/dev/null"]
 _SUFFIXES = (os.path.join("", ".git"), "", ".git" + os.sep + ".git", ".git")  # git's enter_repo order
 
 
@@ -189,7 +188,7 @@ def undo(where, before, reading, report):
 
 
 def _git(gd, args):
-    return gitio.run(["--git-dir=" + gd] + HOOKS_OFF + args, cwd=gd, env=gitio.scrubbed_env())[0] == 0
+    return gitio.run(["--git-dir=" + gd] + gitio.REPAIR + args, cwd=gd, env=gitio.scrubbed_env())[0] == 0
 
 
 def _undo_refs(where, gd, old, new, report, files):

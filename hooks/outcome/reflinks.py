@@ -10,7 +10,6 @@ from .. import gitio, guardpaths
 from ..saferead import read_regular
 from . import store
 
-HOOKS_OFF = ["-c", "core.hooksPath=/dev/null"]  # the guard's own repair: its hooks must not judge it
 
 
 class Refs(dict):
@@ -41,7 +40,7 @@ def recorded(before):
 
 
 def _git(where, args):
-    rc, _ = gitio.run(HOOKS_OFF + args, cwd=where.top)
+    rc, _ = gitio.run(gitio.REPAIR + args, cwd=where.top)
     return rc == 0
 
 

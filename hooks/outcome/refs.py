@@ -8,7 +8,6 @@ from .. import gitio, grant
 from ..gitmodel.refnames import is_full_oid
 
 RESCUE_PREFIX = "agentguard/rescued/"
-HOOKS_OFF = ["-c", "core.hooksPath=/dev/null"]  # the repair is the guard's own move: its hooks must not judge it
 
 
 def tracking_of(ref, remotes, policy):
@@ -50,7 +49,7 @@ def may_stand(branch, new, old, refs, policy, state):
 def update(where, ref, new, old, message):
     """Move ``ref`` from ``old`` to ``new`` (None: delete / create), with git checking ``old``."""
     zero = "0" * 40
-    args = HOOKS_OFF + ["update-ref", "--no-deref", "-m", "agentguard: " + message]  # never through a symref
+    args = gitio.REPAIR + ["update-ref", "--no-deref", "-m", "agentguard: " + message]  # never through a symref
     if new is None:
         args += ["-d", ref] + ([old] if old else [])
     else:
@@ -80,7 +79,7 @@ def rescue(where, state, branch, tip, back_to, report, why):
     ref = "refs/heads/" + branch
     on_it = state.head_branch() == branch
     if on_it:
-        gitio.run(HOOKS_OFF + ["symbolic-ref", "-m", "agentguard: rescued " + branch, "HEAD", "refs/heads/" + name],
+        gitio.run(gitio.REPAIR + ["symbolic-ref", "-m", "agentguard: rescued " + branch, "HEAD", "refs/heads/" + name],
                   cwd=where.top)
     if not update(where, ref, back_to, tip, "put back " + branch):
         report.fail("protected branch %s could not be moved back to %s (its commits are on %s)"
