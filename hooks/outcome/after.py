@@ -180,16 +180,9 @@ def undo_files(where, before, owned, report):
             report.add("file", "removed %s, which the call added (its bytes are kept in %s)"
                        % (shown, _show(where, os.path.join(store.home(where.ag_home), "store", n[6]))), path=path)
             continue
-        data = store.get(where.ag_home, b[6])
-        if data is None:
+        if not store.put_back(where.ag_home, path, b):
             report.fail("%s changed and its earlier bytes are not kept; run `agentguard install`" % shown)
             continue
-        store.take_away(path)
-        if b[0] == "l":
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            os.symlink(os.fsdecode(data), path)
-        else:
-            store.write_atomic(path, data, b[1])
         if n is None and guardpaths.bytecode_cache(path, where.ag_home):
             continue  # housekeeping (`find . -name '*.pyc' -delete`) took a cache: put back, nothing to tell
         how = "it was deleted" if n is None else "its mode was changed" if n[6] == b[6] else "it was changed"

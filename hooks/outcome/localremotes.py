@@ -227,18 +227,13 @@ def _undo_files(where, gd, old, new, report):
             continue  # not a name ``_files`` gives
         path = os.path.join(gd, name)
         shown = "%s of the remote %s" % (name, gd)
-        store.take_away(path)
         if b is None:
+            store.take_away(path)
             report.add("file", "removed %s, which the call planted (its bytes are kept in the store, %s)"
                        % (shown, n[6][:12]), path=path)
-            continue
-        data = store.get(where.ag_home, b[6])
-        if data is None:
-            report.fail("%s changed and its earlier bytes are not kept" % shown)
-        elif b[0] == "l":
-            os.symlink(os.fsdecode(data), path)
+        elif store.put_back(where.ag_home, path, b):
             report.add("file", "restored %s" % shown, path=path)
         else:
-            store.write_atomic(path, data, b[1])
-            report.add("file", "restored %s" % shown, path=path)
+            store.take_away(path)  # (its bytes now are in the store)
+            report.fail("%s changed and its earlier bytes are not kept" % shown)
 

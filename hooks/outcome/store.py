@@ -76,6 +76,21 @@ def take_away(path):
         pass
 
 
+def put_back(ag_home, path, entry):
+    """Write the bytes a snapshot ``entry`` recorded (a file with its mode, or a symlink's target) back at
+    ``path``, what is there now taken away first; False, with nothing touched, when they are not kept."""
+    data = get(ag_home, entry[6])
+    if data is None:
+        return False
+    take_away(path)
+    if entry[0] == "l":
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.symlink(os.fsdecode(data), path)
+    else:
+        write_atomic(path, data, entry[1])
+    return True
+
+
 def fsync_dir(directory):
     try:
         fd = os.open(directory, os.O_RDONLY)
