@@ -5,6 +5,7 @@ import json
 import os
 import time
 
+from ..saferead import read_regular
 from ..textsafe import safe
 from . import store
 from .running import ticks
@@ -34,9 +35,11 @@ def keep(where, report, call):
 def take_kept(where):
     """The repairs pre-checks made since the last after-check ([] for none), removed as they are read."""
     path = _path(where)
+    raw = read_regular(path, 1 << 20)  # a FIFO put there never makes the after-check wait
+    if raw is None:
+        return []
     try:
-        with open(path, "rb") as fh:
-            data = json.loads(fh.read(1 << 20).decode("utf-8"))
+        data = json.loads(raw.decode("utf-8"))
         os.unlink(path)
     except (OSError, ValueError, UnicodeDecodeError):
         return []
