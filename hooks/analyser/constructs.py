@@ -14,7 +14,6 @@ from .shellparse import Parser
 from .shelltree import DYN, RESERVED, Simple, Word, iter_simple, text_of
 from ..harness import registry
 from ..rules import Block
-from ..saferead import read_regular  # noqa: F401 (programtext reads through it)
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
 # Each harness names its own files (``harness/<name>.py``).
@@ -216,8 +215,6 @@ def special_file(path):
     except OSError:
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode) and os.path.realpath(path) != "/dev/null"
-
-
 
 
 def program_file(analyser, state, name, origin):

@@ -2,10 +2,11 @@
 pipe, a file given to a shell or an interpreter, what ``< FILE`` feeds a command."""
 import os
 
-from . import constructs, printed
+from . import printed
 from .constructs import INVOLVES
 from .shelltree import DYN, RESERVED, Simple
 from ..rules import Block
+from ..saferead import read_regular
 
 MAX_PROGRAM = 64 * 1024
 
@@ -29,7 +30,7 @@ def literal_output(node, state):
         if node.heredocs:
             return node.heredocs[-1]
         if args and state.cwd:
-            data = constructs.read_regular(os.path.join(state.cwd, args[0].text), 64 * 1024)
+            data = read_regular(os.path.join(state.cwd, args[0].text), 64 * 1024)
             return None if data is None else data.decode("utf-8", "replace")
     return None
 
@@ -39,7 +40,7 @@ def read_program(cwd, path):
     None when it cannot be read."""
     if cwd is None:
         return None
-    data = constructs.read_regular(os.path.join(cwd, os.path.expanduser(path)), MAX_PROGRAM + 1)
+    data = read_regular(os.path.join(cwd, os.path.expanduser(path)), MAX_PROGRAM + 1)
     if data is None:
         return None
     return data[:MAX_PROGRAM].decode("utf-8", "replace"), len(data) <= MAX_PROGRAM

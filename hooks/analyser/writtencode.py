@@ -12,11 +12,12 @@ import os
 import re
 
 from . import printed
-from .constructs import MADE, makes_text, names_git, read_regular, written_unknown
+from .constructs import MADE, makes_text, names_git, written_unknown
 from .programtext import MAX_PROGRAM, literal_output, read_program, whole_program
 from .shelltree import DYN, RESERVED, Simple, is_assignment
 from ..guardpaths import inside, real
 from ..rules import Block
+from ..saferead import read_regular
 
 OUTPUT_REDIRS = (">", ">>", ">|", "&>", "&>>")
 # Commands that name a file this command line wrote without changing what it holds.
