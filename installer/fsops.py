@@ -5,6 +5,7 @@ import re
 import stat
 
 from ..hooks.outcome.store import write_atomic
+from ..hooks.saferead import open_regular
 from ..hooks.textsafe import safe
 from .errors import AgentguardError
 
@@ -19,9 +20,10 @@ def read_regular(path, limit=16 * 1024 * 1024):
         st = os.lstat(path)
     except (FileNotFoundError, NotADirectoryError):  # a parent that is a file: `core.hooksPath=/dev/null`
         return None
-    if not stat.S_ISREG(st.st_mode):
+    fd = open_regular(path, os.O_NOFOLLOW) if stat.S_ISREG(st.st_mode) else None  # never waits on a FIFO swapped in
+    if fd is None:
         raise AgentguardError("%s is not a regular file" % safe(path, 300))
-    with open(path, "rb") as fh:
+    with os.fdopen(fd, "rb") as fh:
         return fh.read(limit)
 
 
