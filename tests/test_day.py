@@ -329,3 +329,30 @@ def test_uninstall_and_reinstall(world):
         assert repo.run("status", "--porcelain").stdout == ""
         repo.agentguard("install", "--harness", "all")
         end_of_day(repo)
+
+
+def test_a_day_at_the_guards_edges(world):
+    """#29's look-alikes, every layer on: reading `.git` (shell and Python), a script written and then
+    run (in one call and two calls apart), a job left running in the repository, a `-c` program that is
+    ordinary, the local-path remote read, cloned and pushed to, and a person's own editor set between
+    calls (a program setting in ~/.gitconfig: accepted). Nothing refused, nothing undone."""
+    env, root = world
+    repo, origin = project(world)
+    agent = Agent()
+    agent.run(repo, "cat .git/HEAD && ls .git/hooks && python3 -c \"import os; print(open('.git/refs/heads/main')"
+                    ".read(), sorted(os.listdir('.git/hooks')))\"")
+    agent.run(repo, "printf 'echo built > build.out\\n' > build.sh && sh build.sh && test -s build.out "
+                    "&& rm build.sh build.out")
+    agent.run(repo, "printf '#!/bin/sh\\necho ok\\n' > tool.sh && chmod +x tool.sh")
+    assert agent.run(repo, "./tool.sh && rm tool.sh").stdout == "ok\n"
+    agent.run(repo, "setsid -f sleep 1")  # a watcher started by the agent: named, never undone
+    repo.run("config", "--global", "core.editor", "true")  # the person, between calls
+    agent.run(repo, "git -c core.pager=cat log -1 --oneline && git ls-remote origin >/dev/null")
+    agent.run(repo, "git clone -q %s %s" % (origin.path, root / "copy"))
+    agent.run(repo, "git switch -q -c docs/edges")
+    write(repo, "EDGES.md", "edges\n")
+    agent.run(repo, "git add EDGES.md && git commit -q -m 'Edges' && git push -q -u origin docs/edges")
+    assert origin.rev("refs/heads/docs/edges") == repo.rev("docs/edges")
+    agent.run(repo, "git status --short")
+    assert repo.run("config", "--global", "core.editor").stdout.strip() == "true"
+    end_of_day(repo)
