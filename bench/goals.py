@@ -3,7 +3,9 @@ read from one run's report, and the gate: CI fails when a CPU-time ratio exceeds
 the noise margin. Each ratio's two sides are measured in the same alternating rounds, so the machine's
 load mostly cancels; MARGIN is what is left, from the spread of repeated --quick runs on a loaded
 2-core machine (docs/benchmark.md)."""
-MARGIN = 0.25
+from measure import paired_ratio
+
+MARGIN = 0.20
 FLOOR = "python -I -S -c pass"
 
 
@@ -28,12 +30,12 @@ def rows(report):
                                  ("check-plain", "check, a command that is not git (`%s`)" % hot.get("plain"), 3),
                                  ("after", "check --after, nothing to undo", 2),
                                  ("call", "whole tool call (both hooks through sh)", 6)):
-            out.append(_row(path, _ms(hot[key]), floor, FLOOR, _ms(hot[key]) / floor, "<=", limit))
+            out.append(_row(path, _ms(hot[key]), floor, FLOOR, paired_ratio(hot[key], hot["floor"]), "<=", limit))
     for name, limit in (("push of one new commit (local path)", 2), ("up-to-date push (local path)", 3)):
         row = (report.get("push") or {}).get(name)
         if row:
             out.append(_row(name, _ms(row["agentguard"]), _ms(row["none"]), "the same push without agentguard",
-                            _ms(row["agentguard"]) / _ms(row["none"]), "<=", limit))
+                            paired_ratio(row["agentguard"], row["none"]), "<=", limit))
     ssh = (report.get("transports") or {}).get("ssh_connections") or {}
     if "transports" in report:
         guarded = ssh.get("agentguard")
@@ -53,13 +55,13 @@ def rows(report):
             # ~1.0 and moves with the file system's CPU time (+-30% between runs): reported, not gated
             ungated = name.startswith("update-ref")
             out.append(_row(name, _ms(row["agentguard"]), _ms(row["floor"]), "a hook that only reads stdin",
-                            _ms(row["agentguard"]) / _ms(row["floor"]), "<=", 1.10, gated=not ungated,
+                            paired_ratio(row["agentguard"], row["floor"]), "<=", 1.10, gated=not ungated,
                             note="not gated: git's own ref writing dominates" if ungated else ""))
     commits = next((r for n, r in (report.get("workloads") or {}).items() if "commits" in n), None)
     if commits and "pre-commit" in commits and "agentguard" in commits:
         out.append(_row("feature commits, pre-commit framework / agentguard", _ms(commits["agentguard"]),
                         _ms(commits["pre-commit"]), "the pre-commit framework",
-                        commits["pre-commit"]["median"] / commits["agentguard"]["median"], ">=", 10))
+                        paired_ratio(commits["pre-commit"], commits["agentguard"]), ">=", 10))
     return out
 
 

@@ -31,10 +31,23 @@ def run(argv, **kwargs):
 
 
 def summary(samples, wall=None):
-    out = {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "n": len(samples)}
+    """Median, min, max and n of CPU seconds; the samples themselves in round order, so that two cases
+    measured in the same rounds can be compared round by round (paired_ratio)."""
+    out = {"median": statistics.median(samples), "min": min(samples), "max": max(samples), "n": len(samples),
+           "samples": list(samples)}
     if wall:
         out["wall_median"] = statistics.median(wall)
     return out
+
+
+def paired_ratio(a, b):
+    """The median of a's sample / b's sample in the same round, when both carry the samples of the same
+    rounds (a round's two runs are seconds apart, so the machine's load changes less between them than
+    across the run); else the ratio of the medians."""
+    sa, sb = a.get("samples"), b.get("samples")
+    if sa and sb and len(sa) == len(sb) and all(sb):
+        return statistics.median(x / y for x, y in zip(sa, sb))
+    return a["median"] / b["median"]
 
 
 def alternate(cases, runs, warmup=1):
