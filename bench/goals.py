@@ -10,10 +10,11 @@ FLOOR = "python -I -S -c pass"
 
 
 def _row(path, measured, floor, floor_name, ratio, op, limit, gated=True, unit="ms", note=""):
+    shown = "%s %g%s" % (op, limit, " s" if unit == "s" else "" if op == "==" else "x")
     met = None if ratio is None else {"<=": ratio <= limit, "<": ratio < limit, ">=": ratio >= limit,
                                       "==": ratio == limit}[op]
     return {"path": path, "measured": measured, "floor": floor, "floor_name": floor_name, "ratio": ratio,
-            "op": op, "limit": limit, "goal": "%s %g%s" % (op, limit, "" if op == "==" or unit == "s" else "x"),
+            "op": op, "limit": limit, "goal": shown,
             "met": met, "gated": gated, "unit": unit, "note": note}
 
 
