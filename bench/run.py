@@ -2,7 +2,7 @@
 each figure a same-run ratio to its floor with the goal next to it.
 
     python bench/run.py              the full run (a few minutes)
-    python bench/run.py --quick      under a minute; CI runs it with --gate
+    python bench/run.py --quick      small sizes, fewer rounds; CI runs it with --gate
     python bench/run.py --gate       exit 1 when a CPU-time ratio exceeds its goal beyond the noise margin
     python bench/run.py --gate-report F.json   apply the gate to a saved report (no measuring)
     python bench/run.py --sizes      cost against the number of refs in one transaction
@@ -81,7 +81,7 @@ def measure_all(args, tmp):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="small sizes, fewer rounds (under a minute)")
+    ap.add_argument("--quick", action="store_true", help="small sizes, fewer rounds (CI)")
     ap.add_argument("--gate", action="store_true", help="exit 1 when a gated ratio exceeds goal x (1 + margin)")
     ap.add_argument("--gate-report", metavar="JSON", help="apply the gate to a saved report; measure nothing")
     ap.add_argument("--margin", type=float, default=goals.MARGIN, help="the gate's noise margin (default %(default)s)")
