@@ -8,7 +8,6 @@ import shutil
 import subprocess
 import sys
 
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
 from tamper import DELETED, deleting  # noqa: E402
