@@ -8,8 +8,6 @@ import shutil
 import subprocess
 import sys
 
-import pytest
-
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "harness"))
 from tamper import DELETED, deleting  # noqa: E402
@@ -249,10 +247,12 @@ def test_gptme_plugin_and_completion_verifier(guarded):
     assert repo.rev("main") == main
 
 
-@pytest.mark.xfail(strict=True, reason="#29: main written between calls is now put back by the next pre-check "
-                   "(test_outliving) before gptme's verifier runs; the verifier's own refusal needs a new setup")
 def test_gptme_verifier_refuses_completion_while_main_holds_local_work(guarded):
+    """gptme asks its confirm hooks (agentguard's plugin: the pre-check) before it runs the workspace's
+    verifier; a verifier agentguard's own analyser refused would close the session unverified."""
     repo, _ = guarded
+    script = os.path.join(repo.path, ".gptme", "verify-completion.sh")
+    assert repo.agentguard("check", "--", script).returncode == 0
     with open(os.path.join(repo.path, ".git", "refs", "heads", "main"), "w") as fh:
         fh.write(repo.rev("feat") + "\n")  # what `git branch -C feat main` leaves behind
     # with no known-good snapshot (so no pre-check puts main back first: test_outliving), only the doctor tells
