@@ -5,10 +5,10 @@ One list, used by the command analyser (rm, mv, chmod, redirections, ...) and by
 ``./``, ``..``, the working directory and symlinks, with path semantics: ``docs/.git-tips.md`` is
 not ``.git/``, ``/tmp/repo-other`` is not below ``/tmp/repo``.
 """
-import fnmatch
 import os
 
 from .harness import registry
+from .globmatch import fnmatchcase
 from .layout import HOME
 
 # Relative to the work tree: the committed policy, the harness adapters, and whatever could
@@ -45,8 +45,16 @@ def real(path):
 
 def inside(path, root):
     """True when ``path`` is ``root`` or below it (both already resolved)."""
+    if _plain(path) and _plain(root):  # what relpath would say, without its normalising (per file, per call)
+        return path == root or path.startswith(root + "/") or root == "/"
     rel = os.path.relpath(path, root)
     return rel == "." or not (rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel))
+
+
+def _plain(path):
+    """An absolute POSIX path already in normal form (no ``.``, ``..``, doubled or trailing ``/``)."""
+    return os.sep == "/" and isinstance(path, str) and path.startswith("/") and "//" not in path and \
+        "/./" not in path and "/../" not in path and not path.endswith(("/", "/.", "/..")) or path == "/"
 
 
 def bytecode_cache(path, ag_home):
@@ -87,7 +95,7 @@ class Guarded:
             if inside(directory, target):
                 return os.path.join(directory, name)  # ``rm -rf`` of the folder of a ``dir/name*`` pattern
             first = os.path.relpath(target, directory).split(os.sep)[0]
-            if inside(target, directory) and fnmatch.fnmatchcase(first, name):
+            if inside(target, directory) and fnmatchcase(first, name):
                 return os.path.join(directory, first)
         return None
 
