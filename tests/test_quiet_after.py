@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-from test_outcome import CHECK, after, pre_check
+from test_outcome import after, pre_check
 
 QUIET = ("import sys; sys.path.insert(0, %r); from hooks.outcome.unchanged import nothing_to_undo; "
          "print(nothing_to_undo('.'))")
