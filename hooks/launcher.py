@@ -11,7 +11,13 @@ sys.path.insert(0, HERE)
 if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it does not need
     from hooks.analyser.check import main  # noqa: E402
 
-    sys.exit(main(sys.argv[2:]))
+    status = main(sys.argv[2:])
+    # Every tool call runs this twice: its answer written, end here, without the interpreter's
+    # tear-down of every module and object (~2 ms of CPU). Nothing of it is left running: every git
+    # it started was waited for, and it keeps no file open for writing.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status if isinstance(status, int) else 1)
 if sys.argv[1:2] == ["push-guard"]:  # git-remote-agw, the push guard in git's transport
     from hooks.pushguard.helper import main as guard  # noqa: E402
 

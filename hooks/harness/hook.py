@@ -17,7 +17,6 @@ import sys
 
 from ..jsonlite import loads
 from . import registry
-from .registry import PROTOCOLS
 
 MAX_PAYLOAD = 16 * 1024 * 1024
 TIMEOUT = 10  # seconds; every harness hook is given more (install writes 30), so ours ends first
@@ -52,6 +51,12 @@ def ere(name):
 def read_tools():
     """Every harness's read-only tools, as a POSIX ERE alternation (the sh hook's not-installed path)."""
     return "|".join(ere(t) for t in registry.read_tools())
+
+
+def __getattr__(attr):
+    if attr == "PROTOCOLS":  # every harness's protocol (the installer's): the registry's, built when asked for
+        return registry.PROTOCOLS
+    raise AttributeError(attr)
 
 
 class _Timeout(BaseException):
@@ -159,7 +164,7 @@ def call_text(harness, data):
     else all of it (the session's own paths, ``cwd`` and ``transcript_path``, name no call's intent:
     ``~/.claude/projects/...`` must not block every call when the runtime fails)."""
     try:
-        protocol = PROTOCOLS[harness]
+        protocol = registry.protocol(harness)
         payload = load(protocol, data)
         tool, args = payload[protocol.tool], _args(protocol, payload)
         if isinstance(tool, str) and isinstance(args, (dict, str, type(None))):
@@ -189,7 +194,7 @@ def tool_call_block(harness, data):
     """The Block for the tool call in ``data`` (raw payload bytes), or None to allow; and, whatever the
     decision, the after-check's snapshot of the repository the call runs in."""
     from ..analyser.decision import analyse, record_snapshot
-    protocol = PROTOCOLS[harness]
+    protocol = registry.protocol(harness)
     payload = load(protocol, data)
     found, call = None, None
     for kind, text, cwd in subjects(protocol, payload):
@@ -245,7 +250,7 @@ def _fallback(harness, data, why):
     from ..analyser.constructs import INVOLVES, could_involve, names_git
     from ..rules import Block
     try:
-        found = subjects(PROTOCOLS[harness], load(PROTOCOLS[harness], data))
+        found = subjects(registry.protocol(harness), load(registry.protocol(harness), data))
         risky = any(INVOLVES.search(text) if kind == "write" else could_involve(text) for kind, text, _ in found)
     except Exception:  # not the payload a harness sends (or cut short): all of it, as text
         risky = names_git(call_text(harness, data))
@@ -255,11 +260,11 @@ def _fallback(harness, data, why):
 def main(harness, stdin=None, out=None, err=None):
     stdin = stdin or sys.stdin.buffer
     out, err = out or sys.stdout, err or sys.stderr
-    if harness not in PROTOCOLS:
-        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(PROTOCOLS)))
+    if registry.protocol(harness) is None:
+        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(registry.PROTOCOLS)))
         return 2
     data = b""
-    protocol = PROTOCOLS[harness]
+    protocol = registry.protocol(harness)
     told = ""
 
     previous = _start_alarm()
@@ -305,15 +310,15 @@ def main(harness, stdin=None, out=None, err=None):
 def after_main(harness, stdin=None, out=None, err=None):
     """``check --after --hook HARNESS``: the after-check once the call in the harness's post-call
     payload ran. Nothing to say: exit 0, no output. Something undone, or not undoable, or the check
-    itself failing (a timeout, a bug): the reason, told the way ``PROTOCOLS[harness].tell`` says.
+    itself failing (a timeout, a bug): the reason, told the way ``registry.protocol(harness).tell`` says.
     Read-only tools are skipped; a payload that cannot be read still gets the check (in the hook's
     own directory): the check needs nothing from it but the directory."""
     stdin = stdin or sys.stdin.buffer
     out, err = out or sys.stdout, err or sys.stderr
-    if harness not in PROTOCOLS:
-        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(PROTOCOLS)))
+    if registry.protocol(harness) is None:
+        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(registry.PROTOCOLS)))
         return 2
-    protocol = PROTOCOLS[harness]
+    protocol = registry.protocol(harness)
     event = protocol.post[0]
 
     previous = _start_alarm()

@@ -8,7 +8,6 @@ from ..jsonlite import loads
 from ..saferead import read_regular
 from ..textsafe import safe
 from . import store
-from .running import ticks
 
 MAX_CALL = 200  # characters of the call's command kept for attribution
 PENDING = ".pending"
@@ -18,6 +17,7 @@ MAX_KEPT = 5
 def call_record(call):
     """What the snapshot keeps of the tool call it is taken for: its command (bounded, one printable
     line), the time, and this process's start on the kernel's clock (``running.ticks``)."""
+    from .running import ticks
     return {"what": safe(call or "", MAX_CALL), "at": time.time(), "ticks": ticks()}
 
 

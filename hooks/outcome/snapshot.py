@@ -14,7 +14,6 @@ from ..policy import PolicyError, load_policy
 from . import reflinks, store
 
 SKIP_IN_HOME = ("audit.jsonl", "lock", store.DIR)  # what changes on its own: the log, the lock, these records
-NOT_WATCHED = registry.not_watched()  # written by the harness itself all the time (not by tool calls)
 MAX_FILES = 3000
 LINKED: set = set()  # regular files ``describe`` found with another name (st_nlink > 1): reflinks.unshare_files
 
@@ -46,16 +45,17 @@ def record(cwd, fresh=False):
     return snapshot
 
 
-def take(where, previous=None):
+def take(where, previous=None, roots=None):
     """The snapshot dict of ``where`` now; ``previous`` lends the hashes of files whose stat is unchanged.
     A file install wrote whole is recorded as install wrote it, whatever it holds now: damage to it
-    (in this call or between calls) is never taken as the state to keep."""
+    (in this call or between calls) is never taken as the state to keep. ``roots``: what to cover
+    (default: ``watched_roots``)."""
     record = install_record(where)
     policy = policy_of(where, record)
     from . import localremotes
     reading = localremotes.start(where, previous, policy, describe)  # alongside read_git's processes
     config, refs = read_git(where, policy)
-    roots = watched_roots(where)
+    roots = watched_roots(where) if roots is None else roots
     found = files(where, (previous or {}).get("files") or {}, roots)
     for path, (digest, mode) in owned_files(where, record).items():
         entry = found.get(path)
@@ -112,8 +112,12 @@ def owned_files(where, record):
     adapters = {os.path.join(where.top, rel) for rel in adapters} if isinstance(adapters, dict) else set()
     out = {}
     dirs = (where.ag_home, where.hooks_dir)
+    below = tuple(d + "/" for d in dirs) if all(guardpaths.plain(d) and d != "/" for d in dirs) else None
     for path, value in owned.items() if isinstance(owned, dict) else ():
-        mine = path in adapters or any(guardpaths.inside(path, d) for d in dirs)
+        if below is not None and guardpaths.plain(path):  # ``inside``, with the folders' part done once
+            mine = path in adapters or path in dirs or path.startswith(below)
+        else:
+            mine = path in adapters or any(guardpaths.inside(path, d) for d in dirs)
         if mine and isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) \
                 and isinstance(value[1], int):
             out[path] = (value[0], value[1])
@@ -174,8 +178,9 @@ def watched_roots(where):
     The user-level ones follow this process's HOME: a snapshot and an after-check that see different
     homes compare only the roots they share (never taking one home's files for the other's)."""
     roots = [where.ag_home, where.hooks_dir]
-    roots += [os.path.join(where.top, *rel.split("/")) for rel in guardpaths.WORKTREE_FILES]
-    roots += [path for path in guardpaths.user_files() if os.path.basename(path) not in NOT_WATCHED]
+    roots += [os.path.join(where.top, *rel.split("/")) for rel in guardpaths.worktree_files()]
+    skip = registry.not_watched()  # the harnesses write those all the time
+    roots += [path for path in guardpaths.user_files() if os.path.basename(path) not in skip]
     return roots
 
 

@@ -1,6 +1,6 @@
 """``check --after``'s common case, told apart cheaply: the tool call changed nothing the after-check
 compares. The snapshot is taken again exactly as the pre-check took it (``snapshot.take``, the
-stored layout, the stored hashes lent where a file's stat is unchanged, ctime and inode included)
+stored layout and roots, the stored hashes lent where a file's stat is unchanged, ctime and inode included)
 and serialized the way the pre-check stored it (``store.serialize``): the same bytes mean that every
 comparison ``after.check`` makes (config entries, files, protected refs and their symbolic refs,
 the local-path remotes) finds nothing. Whatever else ``after.run`` would act on sends the check to
@@ -36,7 +36,7 @@ def nothing_to_undo(cwd):
     if policy is None or not _plain_ref_files(where, policy, before["refs"]):
         return False  # before git reads the refs: a FIFO there would hang git 2.39
     snapshot.LINKED.clear()
-    now = snapshot.take(where, before)
+    now = snapshot.take(where, before, _stored_roots(where, before.get("roots")))
     if snapshot.LINKED or any(entry[2] is None for entry in now["files"].values()):
         return False  # a second name to undo (``reflinks.unshare_files``), or install's file not as installed
     if not _plain_ref_files(where, policy, now["refs"]):
@@ -48,6 +48,20 @@ def _left_to_tell(where):
     """A marker of damage not undone (``after.run`` clears it), or repairs a pre-check kept to tell."""
     return any(os.path.lexists(path) for path in (store.unrepaired_path(where.ag_home, where.top),
                                                    calls.pending_path(where)))
+
+
+def _stored_roots(where, roots):
+    """The roots the pre-check computed (``snapshot.watched_roots``, which imports every harness's
+    module), when each is one the guard could watch: its home, its hooks, in the work tree, the home
+    folder or ``/etc`` (system-wide harness settings). A list the agent wrote covers no fewer files than ``after.check``, which compares only the
+    roots it shares with the snapshot; None: compute them."""
+    if not isinstance(roots, list) or len(roots) < 2 or roots[:2] != [where.ag_home, where.hooks_dir]:
+        return None
+    places = [where.top, os.path.expanduser("~"), "/etc"]
+    from ..guardpaths import inside
+    if not all(isinstance(r, str) and any(inside(r, p) for p in places) for r in roots[2:]):
+        return None
+    return roots
 
 
 def _read(path):
