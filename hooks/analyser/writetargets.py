@@ -3,6 +3,7 @@
 import os
 import re
 
+from .. import lazyre
 from . import findexpr
 from .constructs import INVOLVES
 from .shelltree import DYN, Word, literal_word
@@ -13,7 +14,7 @@ from ..rules import Block
 MUTATORS = {"rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "install", "rsync", "chmod", "chown", "chgrp",
             "truncate", "tee", "dd", "sed", "perl", "touch", "find", "patch", "vim", "vi", "nano", "ed", "ex"}
 WRITE_REDIRS = (">", ">>", ">|", "&>", "&>>", "<>")
-GUARD_TEXT = re.compile("|".join([r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)", "hookspath",
+GUARD_TEXT = lazyre.compile("|".join([r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)", "hookspath",
                                   r"\.agentguard\.toml"] + registry.code_text()), re.I)
 
 TYPE_CHECKING = False  # not `typing`'s: `check` imports nothing it does not need
