@@ -23,7 +23,7 @@ class _Context:
 def _scanner():
     try:
         from _json import make_scanner
-        return make_scanner(_Context())
+        return make_scanner(_Context())  # type: ignore[arg-type]  # (what JSONDecoder hands it)
     except (ImportError, TypeError, AttributeError):
         return None
 

@@ -81,7 +81,7 @@ class WriteTargets:
                 return False  # judged by the path alone, as every other deletion
             guarded = repo.guarded
             roots = list(guarded.paths) + [os.path.join(d, n) for d, pat in guarded.patterns if os.path.isdir(d)
-                                           for n in sorted(os.listdir(d)) if findexpr.fnmatch.fnmatchcase(n, pat)]
+                                           for n in sorted(os.listdir(d)) if findexpr.fnmatchcase(n, pat)]
             roots += sorted(self.user_configs())  # the git config files that can switch hooks off
             cache = repo.ag_home
             hit = findexpr.guarded_match(roots, path, patterns, lambda p: bytecode_cache(p, cache))
