@@ -203,3 +203,23 @@ def test_the_runtime_matches_names_as_fnmatch_does():
             for name in names[::7]:
                 assert fnmatchcase(name, pattern) == fnmatch.fnmatchcase(name, pattern), (name, pattern)
     assert fnmatchcase("settings.local.json", "settings*.json") and not fnmatchcase("x", "[!x]")
+
+
+def test_a_shortcut_that_hangs_is_cut_off_and_told(guarded, monkeypatch):
+    """The shortcut runs inside the hook's own time limit: when it hangs (git not answering), the
+    model is told the after-check could not run, as when the after-check itself hangs."""
+    import io
+    import time
+    from agentguard.hooks.harness import hook
+    from agentguard.hooks.outcome import unchanged
+    repo, _ = guarded
+    monkeypatch.chdir(repo.path)
+    monkeypatch.setattr(hook, "TIMEOUT", 1)
+    monkeypatch.setattr(unchanged, "nothing_to_undo", lambda cwd: time.sleep(30))
+    out = io.StringIO()
+    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": repo.path,
+                          "hook_event_name": "PostToolUse"}).encode()
+    started = time.monotonic()
+    assert hook.after_main("claude", stdin=io.BytesIO(payload), out=out, err=io.StringIO()) == 0
+    assert time.monotonic() - started < 5
+    assert "timed out after 1 s" in json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
