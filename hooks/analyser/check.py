@@ -89,7 +89,7 @@ def main(argv, out=None):
     if after:
         from ..harness.hook import quiet
         from ..outcome.report import Report
-        if quiet(cwd):
+        if not as_json and quiet(cwd):  # (--json lists the processes the call left running, even then)
             report = Report()
         else:
             from ..outcome.after import run
