@@ -223,3 +223,35 @@ def test_a_shortcut_that_hangs_is_cut_off_and_told(guarded, monkeypatch):
     assert hook.after_main("claude", stdin=io.BytesIO(payload), out=out, err=io.StringIO()) == 0
     assert time.monotonic() - started < 5
     assert "timed out after 1 s" in json.loads(out.getvalue())["hookSpecificOutput"]["additionalContext"]
+
+
+def after_hook(repo):
+    """`check --after --hook claude`, as the harness runs it after a Bash call: (status, what the model is told)."""
+    payload = json.dumps({"session_id": "s", "cwd": repo.path, "hook_event_name": "PostToolUse", "tool_name": "Bash",
+                          "tool_input": {"command": "x"}, "transcript_path": "/tmp/x"})
+    proc = subprocess.run([os.path.join(repo.path, ".git", "agentguard", "check"), "--after", "--hook", "claude"],
+                          input=payload, cwd=repo.path, env=repo.env, capture_output=True, text=True, timeout=60)
+    told = json.loads(proc.stdout)["hookSpecificOutput"]["additionalContext"] if proc.stdout.strip() else ""
+    return proc.returncode, told
+
+
+def test_through_the_hook_a_quiet_call_says_nothing_and_a_damaging_one_is_undone(guarded):
+    """The path every harness takes: nothing said after an ordinary call (the shortcut), the damage of
+    the next one (a hook rewritten, its size and mtime kept; core.hooksPath set) undone and told."""
+    repo, _ = guarded
+    pre_check(repo, "ls")
+    assert after_hook(repo) == (0, "")
+    hook = os.path.join(repo.path, ".git", "hooks", "pre-push")
+    with open(hook, "rb") as fh:
+        original = fh.read()
+    pre_check(repo, "ls")
+    st = os.stat(hook)
+    with open(hook, "wb") as fh:
+        fh.write(b"#!/bin/sh\nexit 0\n".ljust(len(original), b"#"))
+    os.utime(hook, ns=(st.st_atime_ns, st.st_mtime_ns))
+    repo.run("config", "core.hooksPath", "/dev/null")
+    status, told = after_hook(repo)
+    assert status == 0 and "restored .git/hooks/pre-push" in told and "core.hookspath" in told.lower(), told
+    with open(hook, "rb") as fh:
+        assert fh.read() == original
+    assert repo.run("config", "--get", "core.hooksPath", check=False).stdout == ""
