@@ -255,3 +255,38 @@ def test_through_the_hook_a_quiet_call_says_nothing_and_a_damaging_one_is_undone
     with open(hook, "rb") as fh:
         assert fh.read() == original
     assert repo.run("config", "--get", "core.hooksPath", check=False).stdout == ""
+
+
+COUNT_REV_PARSE = """import sys, json
+sys.path.insert(0, %r)
+from hooks import gitio, layout
+asked = []
+run = gitio.run
+def counting(args, *a, **kw):
+    if layout.REV_PARSE[0] in args and "--show-toplevel" in args:
+        asked.append(kw.get("cwd"))
+    return run(args, *a, **kw)
+gitio.run = counting
+%s
+print(json.dumps(asked))
+"""
+
+
+def rev_parses(repo, body):
+    runtime = os.path.join(repo.path, ".git", "agentguard", "runtime")
+    proc = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", COUNT_REV_PARSE % (runtime, body)], cwd=repo.path,
+                          env=repo.env, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_the_pre_check_of_a_git_command_asks_git_for_the_layout_once(guarded):
+    """The analyser (which repository `git status` works on) and the snapshot recorded before the call
+    share one `rev-parse` in the check's process; a process that does not ask for it (install, the
+    doctor, which change repositories) asks git every time."""
+    repo, _ = guarded
+    body = "from hooks.analyser.check import main\nstatus = main(['--', 'git status'])\nprint()\n"
+    assert len(rev_parses(repo, body)) == 1
+    assert os.path.exists(snapshot_file(repo))
+    body = "layout.at('.'); layout.at('.')"
+    assert len(rev_parses(repo, body)) == 2

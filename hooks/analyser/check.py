@@ -83,6 +83,8 @@ def main(argv, out=None):
     # (gitio.run hands os.environ to every git it starts).
     for key in os.environ.keys() - scrubbed_env().keys():
         del os.environ[key]
+    from .. import layout
+    layout.share_answers()  # one rev-parse for the analyser and the snapshot (and the after-check's shortcut)
     if hook is not None:
         from ..harness.hook import main as hook_main, after_main
         return after_main(hook) if after else hook_main(hook)
