@@ -108,7 +108,7 @@ def parse(cwd, rc, out):
     return Layout(top, git_dir, common_dir, hooks_dir, bare)
 
 
-_ANSWERS = None  # {(real cwd, git_dir, environment): Layout or None} once ``share_answers`` ran
+_ANSWERS: "dict | None" = None  # {(real cwd, git_dir, environment): Layout or None} once ``share_answers`` ran
 
 
 def share_answers():
