@@ -123,13 +123,13 @@ def at(cwd, git_dir=None, env=None):
     """The Layout of the repository at ``cwd`` (or of the one whose git dir is ``git_dir``), asked of
     git in one process with ``env``; None when there is none."""
     from . import gitio
-    key = None
-    if _ANSWERS is not None:
+    answers, key = _ANSWERS, None
+    if answers is not None:
         key = (os.path.realpath(cwd), git_dir, tuple(sorted((os.environ if env is None else env).items())))
-        if key in _ANSWERS:
-            return _ANSWERS[key]
+        if key in answers:
+            return answers[key]
     rc, out = gitio.run((["--git-dir", git_dir] if git_dir else []) + REV_PARSE, cwd=cwd, env=env)
     found = parse(cwd, rc, out)
-    if key is not None:
-        _ANSWERS[key] = found
+    if answers is not None:
+        answers[key] = found
     return found
