@@ -5,17 +5,26 @@ One list, used by the command analyser (rm, mv, chmod, redirections, ...) and by
 ``./``, ``..``, the working directory and symlinks, with path semantics: ``docs/.git-tips.md`` is
 not ``.git/``, ``/tmp/repo-other`` is not below ``/tmp/repo``.
 """
-import fnmatch
 import os
 
 from .harness import registry
+from .globmatch import fnmatchcase
 from .layout import HOME
 
 # Relative to the work tree: the committed policy, the harness adapters, and whatever could
 # switch an adapter off or outrank it (settings that disable hooks; another extension or plugin
 # loaded before ours can approve or rewrite a call), so the plugin folders are guarded whole.
 # A ``*`` matches within one path component. Each harness names its own (``harness/<name>.py``).
-WORKTREE_FILES = (".agentguard.toml",) + registry.worktree_files()
+def worktree_files():
+    """``WORKTREE_FILES``: the committed policy and every harness's files."""
+    return (".agentguard.toml",) + registry.worktree_files()
+
+
+def __getattr__(attr):
+    if attr == "WORKTREE_FILES":  # every harness imported only when asked for (not on a call's common path)
+        globals()[attr] = value = worktree_files()
+        return value
+    raise AttributeError(attr)
 
 
 def user_files(environ=None):
@@ -45,8 +54,16 @@ def real(path):
 
 def inside(path, root):
     """True when ``path`` is ``root`` or below it (both already resolved)."""
+    if plain(path) and plain(root):  # what relpath would say, without its normalising (per file, per call)
+        return path == root or path.startswith(root + "/") or root == "/"
     rel = os.path.relpath(path, root)
     return rel == "." or not (rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel))
+
+
+def plain(path):
+    """An absolute POSIX path already in normal form (no ``.``, ``..``, doubled or trailing ``/``)."""
+    return os.sep == "/" and isinstance(path, str) and path.startswith("/") and "//" not in path and \
+        "/./" not in path and "/../" not in path and not path.endswith(("/", "/.", "/..")) or path == "/"
 
 
 def bytecode_cache(path, ag_home):
@@ -65,7 +82,7 @@ class Guarded:
     """The guarded paths of one repository (at ``where``, a ``layout.Layout``)."""
 
     def __init__(self, where):
-        paths = [os.path.join(where.top, *p.split("/")) for p in WORKTREE_FILES] + user_files()
+        paths = [os.path.join(where.top, *p.split("/")) for p in worktree_files()] + user_files()
         paths += [os.path.join(where.common_dir, p) for p in COMMON_FILES]
         paths += [where.hooks_dir, os.path.join(where.git_dir, "refs"), os.path.join(where.git_dir, "config.worktree")]
         from .outcome.remotelist import known
@@ -87,7 +104,7 @@ class Guarded:
             if inside(directory, target):
                 return os.path.join(directory, name)  # ``rm -rf`` of the folder of a ``dir/name*`` pattern
             first = os.path.relpath(target, directory).split(os.sep)[0]
-            if inside(target, directory) and fnmatch.fnmatchcase(first, name):
+            if inside(target, directory) and fnmatchcase(first, name):
                 return os.path.join(directory, first)
         return None
 

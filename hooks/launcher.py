@@ -9,9 +9,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it does not need
+    import gc  # noqa: E402
+
+    # Loading the analyser allocates tens of thousands of objects, none of them garbage: a collection
+    # every 700 of them is ~2 ms of CPU on every tool call. Still collected, less often.
+    gc.set_threshold(20000, 20, 20)
     from hooks.analyser.check import main  # noqa: E402
 
-    sys.exit(main(sys.argv[2:]))
+    status = main(sys.argv[2:])
+    # Every tool call runs this twice: its answer written, end here, without the interpreter's
+    # tear-down of every module and object (~2 ms of CPU). Nothing of it is left running: every git
+    # it started was waited for, and it keeps no file open for writing.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status if isinstance(status, int) else 1)
 if sys.argv[1:2] == ["push-guard"]:  # git-remote-agw, the push guard in git's transport
     from hooks.pushguard.helper import main as guard  # noqa: E402
 

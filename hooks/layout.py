@@ -108,9 +108,28 @@ def parse(cwd, rc, out):
     return Layout(top, git_dir, common_dir, hooks_dir, bare)
 
 
+_ANSWERS: "dict | None" = None  # {(real cwd, git_dir, environment): Layout or None} once ``share_answers`` ran
+
+
+def share_answers():
+    """From now on, this process asks git once per directory and environment (``check``: the analyser
+    and the snapshot it records before the call runs ask about the same repository, nothing changes it
+    in between). Off by default: a process that changes a repository (install, the doctor) asks again."""
+    global _ANSWERS
+    _ANSWERS = {}
+
+
 def at(cwd, git_dir=None, env=None):
     """The Layout of the repository at ``cwd`` (or of the one whose git dir is ``git_dir``), asked of
     git in one process with ``env``; None when there is none."""
     from . import gitio
+    answers, key = _ANSWERS, None
+    if answers is not None:
+        key = (os.path.realpath(cwd), git_dir, tuple(sorted((os.environ if env is None else env).items())))
+        if key in answers:
+            return answers[key]
     rc, out = gitio.run((["--git-dir", git_dir] if git_dir else []) + REV_PARSE, cwd=cwd, env=env)
-    return parse(cwd, rc, out)
+    found = parse(cwd, rc, out)
+    if answers is not None:
+        answers[key] = found
+    return found

@@ -6,9 +6,9 @@ other spelling: ``backstop/casefold.py``) and ``*`` also matches ``/`` (a broade
 more, never less).
 Names that merely contain a protected name (``main-docs``, ``feature/main``) do not match.
 """
-import fnmatch
-import json
 import os
+
+from . import globmatch
 
 FORMAT = 1
 DEFAULT_BRANCHES = ("main", "master")
@@ -116,8 +116,8 @@ class Policy:
     def is_protected(self, branch, fold=False):
         """``fold``: in any letter case (what a file system that ignores case makes of a ref name)."""
         if fold:
-            return any(fnmatch.fnmatchcase(branch.lower(), p.lower()) for p in self.branches)
-        return any(fnmatch.fnmatchcase(branch, p) for p in self.branches)
+            return any(globmatch.fnmatchcase(branch.lower(), p.lower()) for p in self.branches)
+        return any(globmatch.fnmatchcase(branch, p) for p in self.branches)
 
     def classify(self, ref, fold=False):
         """('local', branch), ('remote', remote, branch) or None for a full ref name (``fold``: its
@@ -144,6 +144,7 @@ class Policy:
         return data
 
     def dumps(self):
+        import json
         return json.dumps(self.to_json(), indent=2, sort_keys=True) + "\n"
 
     @classmethod
@@ -173,6 +174,7 @@ def read_json(path, limit, what):
     if len(raw) > limit:
         raise PolicyError("%s is too large" % what)
     try:
-        return json.loads(raw.decode("utf-8"))
+        from .jsonlite import loads
+        return loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise PolicyError("%s is not valid JSON" % what)

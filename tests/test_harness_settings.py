@@ -259,6 +259,8 @@ def test_after_main_never_fails_silently(guarded, monkeypatch):
         return status, out.getvalue(), err.getvalue()
 
     monkeypatch.setattr(hook, "TIMEOUT", 1)
+    # these drive the after-check itself: its shortcut for nothing to undo (outcome.unchanged) stays out
+    monkeypatch.setattr(hook, "quiet", lambda cwd: False)
     monkeypatch.setattr(after, "run", lambda cwd: calls.append(cwd) or time.sleep(30))
     started = time.monotonic()
     status, out, _ = answer("codex", json.dumps(dict(CALLS["codex"]("ls"), cwd=repo.path)).encode())

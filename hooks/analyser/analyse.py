@@ -10,11 +10,10 @@ guard is blocked.
 import os
 import re
 
-from . import constructs, detaching, gitrules, writtencode
+from . import constructs, detaching, writtencode
 from .constructs import INVOLVES
 from .detaching import Detaching
 from .envrules import EnvironmentRules
-from .gitrules.commands import READ_ONLY_GIT
 from .interpreters import INTERPRETERS, SHELLS, Interpreters
 from .programtext import literal_output
 from .repolookup import RepositoryLookup
@@ -238,9 +237,11 @@ class Analyser(RepositoryLookup, Wrappers, Detaching, Interpreters, WriteTargets
         if state.cwd is None:
             call = [w.text for w in words]
             from ..gitmodel.cli import parse_after_git
+            from .gitrules.commands import READ_ONLY_GIT
             if parse_after_git(call).cmd not in READ_ONLY_GIT:
                 raise Block("unanalysable", "git runs in a directory named by a variable")
             return
+        from . import gitrules  # here: a command that runs no git never loads the git rules
         _substitute_current_branch(words, state, self)
         ctx = gitrules.GitContext(self, state, self.repo_at(state.cwd))
         gitrules.check_git(words, ctx)
@@ -298,7 +299,8 @@ def _substitute_current_branch(words, state, analyser):
             cmds = list(iter_simple(sub))
             argv = tuple(x.text for x in cmds[0].words[1:]) if len(cmds) == 1 and cmds[0].words and \
                 cmds[0].words[0].text == "git" else None
-            if argv not in gitrules.CURRENT_BRANCH_SUBS:
+            from .gitrules import CURRENT_BRANCH_SUBS
+            if argv not in CURRENT_BRANCH_SUBS:
                 break
             repo = analyser.repo_at(state.cwd)
             branch = state.branch_of(repo) if repo else None

@@ -11,7 +11,6 @@
 Exit 0 allow, 1 block, 2 usage error; ``--json`` prints {"decision", "rule", "reason"}. It reads
 the repository and never changes anything. Anything unexpected ends in a block.
 """
-import json
 import os
 import sys
 
@@ -84,13 +83,21 @@ def main(argv, out=None):
     # (gitio.run hands os.environ to every git it starts).
     for key in os.environ.keys() - scrubbed_env().keys():
         del os.environ[key]
+    from .. import layout
+    layout.share_answers()  # one rev-parse for the analyser and the snapshot (and the after-check's shortcut)
     if hook is not None:
         from ..harness.hook import main as hook_main, after_main
         return after_main(hook) if after else hook_main(hook)
     if after:
-        from ..outcome.after import run
-        report = run(cwd)
+        from ..harness.hook import quiet
+        from ..outcome.report import Report
+        if not as_json and quiet(cwd):  # (--json lists the processes the call left running, even then)
+            report = Report()
+        else:
+            from ..outcome.after import run
+            report = run(cwd)
         if as_json:
+            import json
             out.write(json.dumps(report.to_json()) + "\n")
         elif report.reason():
             out.write(report.reason() + "\n")
@@ -98,6 +105,7 @@ def main(argv, out=None):
     block = analyse(command, write, cwd)
     record_snapshot(cwd, command if write is None else "write " + write)
     if as_json:
+        import json
         out.write(json.dumps(block.to_json() if block else {"decision": "allow", "rule": "", "reason": ""}) + "\n")
     elif block is not None:
         out.write(block.reason() + "\n")

@@ -6,9 +6,11 @@ construct that writes, deletes, moves, links or changes a file's mode, or that r
 code made at run time, is refused: the analyser does not tie each write to its path (on doubt, refuse)."""
 import re
 
+from .. import lazyre
+
 # Calls that change a file whatever their arguments (Python, Perl, node; a name followed by `(`, or a
 # Perl builtin used without parentheses).
-_WRITE_CALLS = re.compile(r"""
+_WRITE_CALLS = lazyre.compile(r"""
     \b(?:write_text|write_bytes|symlink_to|hardlink_to|link_to|touch|unlink|unlinkSync|rmdir|rmdirSync|rmtree|
        rename|renameSync|renames|removedirs|remove|chmod|chmodSync|lchmod|chown|chownSync|lchown|truncate|
        truncateSync|ftruncate|utime|utimes|utimesSync|symlink|symlinkSync|link|linkSync|mkfifo|mknod|
@@ -20,15 +22,15 @@ _WRITE_CALLS = re.compile(r"""
   | \bfileinput\b | \binplace\b | \$\^I | \bFile::Copy\b | \bfs\.promises\b | \bfs/promises\b
 """, re.X)
 # Code that runs other programs or code made at run time: what it does is not read here.
-_RUNS = re.compile(r"""\b(?:subprocess|system|popen|Popen|spawn|spawnSync|exec|execSync|execFile|execFileSync|
+_RUNS = lazyre.compile(r"""\b(?:subprocess|system|popen|Popen|spawn|spawnSync|exec|execSync|execFile|execFileSync|
     execv\w*|child_process|eval|(?<!re\.)compile|__import__|importlib|getattr|globals|ctypes|qx|pty)\b|`|\bdo\s+["'$]
 """, re.X)
 # A file opened to be written: perl's mode (or its 2-argument `>file`, a pipe), an `os.open` flag. (A mode
 # string of Python or node, `'w'`, counts only as an argument of an `open`: ``_open_writes``.)
-_WRITE_MODE = re.compile(r"""['"]\s*(?:\+<|\+?>|\|\s*\w)|\w\s*\|['"]|\bO_(?:WRONLY|RDWR|CREAT|TRUNC|APPEND)\b""")
-_MODE = re.compile(r"""\s*(?:mode\s*=\s*|flags?\s*:\s*)?['"]([^'"]*)['"]\s*""")
-_REPLACE = re.compile(r"\.replace\s*\(")  # Path.replace(target): one argument; str.replace: two
-_OPEN = re.compile(r"\b(?:open|fdopen|openSync)\s*\(")
+_WRITE_MODE = lazyre.compile(r"""['"]\s*(?:\+<|\+?>|\|\s*\w)|\w\s*\|['"]|\bO_(?:WRONLY|RDWR|CREAT|TRUNC|APPEND)\b""")
+_MODE = lazyre.compile(r"""\s*(?:mode\s*=\s*|flags?\s*:\s*)?['"]([^'"]*)['"]\s*""")
+_REPLACE = lazyre.compile(r"\.replace\s*\(")  # Path.replace(target): one argument; str.replace: two
+_OPEN = lazyre.compile(r"\b(?:open|fdopen|openSync)\s*\(")
 
 
 def may_write(code):

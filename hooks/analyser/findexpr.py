@@ -2,9 +2,9 @@
 ``-name``/``-iname`` tests deletes only files of those names, so housekeeping such as
 ``find . -name '*.pyc' -delete`` from the work tree's top (which walks into ``.git``) is judged by the
 guard's files it would really match, not by the directory it starts in."""
-import fnmatch
 import os
 
+from ..globmatch import fnmatchcase
 from ..guardpaths import inside
 
 # tests that only narrow what a conjunction matches (each takes one argument, or none)
@@ -39,7 +39,7 @@ def name_patterns(args):
 
 
 def matches(name, patterns):
-    return all(fnmatch.fnmatchcase(name.lower() if fold else name, pat.lower() if fold else pat)
+    return all(fnmatchcase(name.lower() if fold else name, pat.lower() if fold else pat)
                for pat, fold in patterns)
 
 

@@ -2,6 +2,7 @@
 ``python -c``/``perl -e``... and a program an interpreter reads from a file, a here-document or stdin."""
 import re
 
+from .. import lazyre
 from . import codewrites, constructs, writtencode
 from .constructs import INVOLVES
 from .programtext import MAX_PROGRAM, whole_program
@@ -16,7 +17,7 @@ INTERPRETERS = {"python": ("-c",), "perl": ("-e", "-E"), "ruby": ("-e",), "node"
                 "osascript": ("-e",), "lua": ("-e",), "tclsh": ()}
 INTERPRETER_VALUE_OPTS = {"python": {"-W", "-X", "-Q"}, "perl": {"-I", "-M", "-m", "-x"}, "node": {"-r", "--require"},
                           "ruby": {"-I", "-r"}, "php": {"-c", "-d", "-z"}}
-RUNS_PROCESS = re.compile(r"subprocess|os\.system|popen|spawn|exec|system\s*\(|`|child_process|Process|run\(")
+RUNS_PROCESS = lazyre.compile(r"subprocess|os\.system|popen|spawn|exec|system\s*\(|`|child_process|Process|run\(")
 
 TYPE_CHECKING = False  # not `typing`'s: `check` imports nothing it does not need
 if TYPE_CHECKING:

@@ -2,7 +2,9 @@
 escapes, ``echo``'s escapes (decoded by ``sh``'s echo, not by ``bash``'s: both are kept)."""
 import re
 
-_ESCAPE = re.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|.)", re.S)
+from .. import lazyre
+
+_ESCAPE = lazyre.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|.)", re.S)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b",
                    "\\": "\\"}
 

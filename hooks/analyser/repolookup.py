@@ -3,9 +3,9 @@
 outside any repository, and the policy of the guarded repository the check belongs to."""
 import os
 
-from . import gitrules
-from .repoview import RepoView, user_config_files
 from ..guardpaths import real
+
+# ``gitrules`` and ``repoview`` (git's model, the repository state) load when a command needs them
 
 _UNSET = object()
 
@@ -27,6 +27,7 @@ class RepositoryLookup:
     def user_configs(self):
         """``user_config_files()`` of this process's environment, resolved once per analysis."""
         if self._user_configs is None:
+            from .repoview import user_config_files
             self._user_configs = user_config_files()
         return self._user_configs
 
@@ -86,10 +87,13 @@ class RepositoryLookup:
             probe = cwd
             while probe and not os.path.isdir(probe):
                 probe = os.path.dirname(probe)
+            from .repoview import RepoView
             self._views[cwd] = self._adopt(RepoView.at(probe) if probe else None)
         return self._views[cwd]
 
     def _repo_of_git_dir(self, path):
+        from . import gitrules
+        from .repoview import RepoView
         for view in self._made.values():
             if isinstance(view, gitrules.context.NewRepository) and path == view.git_dir:
                 return view
@@ -111,4 +115,5 @@ class RepositoryLookup:
         sub.aliases = state.aliases
         sub.cwd = cwd
         sub.scoped = state.scoped
+        from . import gitrules
         return gitrules.GitContext(self, sub, self.repo_at(cwd, git_dir))

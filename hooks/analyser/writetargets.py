@@ -3,6 +3,7 @@
 import os
 import re
 
+from .. import lazyre
 from . import findexpr
 from .constructs import INVOLVES
 from .shelltree import DYN, Word, literal_word
@@ -13,7 +14,7 @@ from ..rules import Block
 MUTATORS = {"rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "install", "rsync", "chmod", "chown", "chgrp",
             "truncate", "tee", "dd", "sed", "perl", "touch", "find", "patch", "vim", "vi", "nano", "ed", "ex"}
 WRITE_REDIRS = (">", ">>", ">|", "&>", "&>>", "<>")
-GUARD_TEXT = re.compile("|".join([r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)", "hookspath",
+GUARD_TEXT = lazyre.compile("|".join([r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)", "hookspath",
                                   r"\.agentguard\.toml"] + registry.code_text()), re.I)
 
 TYPE_CHECKING = False  # not `typing`'s: `check` imports nothing it does not need
@@ -80,7 +81,7 @@ class WriteTargets:
                 return False  # judged by the path alone, as every other deletion
             guarded = repo.guarded
             roots = list(guarded.paths) + [os.path.join(d, n) for d, pat in guarded.patterns if os.path.isdir(d)
-                                           for n in sorted(os.listdir(d)) if findexpr.fnmatch.fnmatchcase(n, pat)]
+                                           for n in sorted(os.listdir(d)) if findexpr.fnmatchcase(n, pat)]
             roots += sorted(self.user_configs())  # the git config files that can switch hooks off
             cache = repo.ag_home
             hit = findexpr.guarded_match(roots, path, patterns, lambda p: bytecode_cache(p, cache))

@@ -9,8 +9,8 @@ analyser cannot read (``constructs.program_file``). A script run by its path (``
 command line did not write is read from disk when it is a file of the work tree (at most
 ``MAX_PROGRAM`` bytes; a longer one, ``./configure``, is not read)."""
 import os
-import re
 
+from .. import lazyre
 from . import printed
 from .constructs import MADE, makes_text, names_git, written_unknown
 from .programtext import MAX_PROGRAM, literal_output, read_program, whole_program
@@ -25,7 +25,7 @@ READERS = {"sh", "bash", "dash", "zsh", "ksh", "source", ".", "python", "python3
            "chmod", "cat", "ls", "head", "tail", "wc", "grep", "test", "[", "stat", "file", "diff", "cmp", "less",
            "more", "nohup", "setsid", "timeout", "nice", "env", "exec", "command", "md5sum", "sha256sum", "echo"}
 MAX_VARIANTS = 8  # texts kept per path (each is read where the file runs)
-_SHEBANG = re.compile(r"#!\s*(\S+)(?:[ \t]+(\S+))?")
+_SHEBANG = lazyre.compile(r"#!\s*(\S+)(?:[ \t]+(\S+))?")
 
 
 def record(analyser, cmd, state, piped):

@@ -5,8 +5,9 @@ time as ``<git common dir>/agentguard/gitoptions.json`` (the installed table). `
 file is the same table for the supported gits; it answers for a command the installed table lacks and when
 there is none. An option neither knows is taken to have no value (git itself rejects it).
 """
-import json
 import os
+
+from ..jsonlite import loads
 
 FORMAT = 1
 TABLE_FILE = "gitoptions.json"
@@ -21,7 +22,7 @@ def _load(path):
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_TABLE_FILE + 1)
-        data = json.loads(raw.decode("utf-8")) if len(raw) <= MAX_TABLE_FILE else None
+        data = loads(raw.decode("utf-8")) if len(raw) <= MAX_TABLE_FILE else None
     except (OSError, UnicodeDecodeError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("commands"), dict):

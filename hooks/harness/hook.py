@@ -12,19 +12,16 @@ guard's files, and in an allow otherwise.
 The payload is untrusted: bounded, parsed once, and only the fields its ``descriptor.Protocol`` names are read.
 The after path imports neither the analyser nor the rules (it runs after every call).
 """
-import json
 import os
-import re
-import signal
 import sys
 
+from ..jsonlite import loads
 from . import registry
-from .registry import PROTOCOLS
 
 MAX_PAYLOAD = 16 * 1024 * 1024
 TIMEOUT = 10  # seconds; every harness hook is given more (install writes 30), so ours ends first
 # The files an apply_patch / V4A patch touches (a protocol's ``patches`` tools, a plugin's patch tool): each is a write.
-PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.M)
+PATCH_FILE = r"^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$"  # re.M
 COMMAND_KEYS = ("command", "cmd")
 
 
@@ -47,12 +44,19 @@ def not_installed(harness="{0}"):
 
 def ere(name):
     """``name`` as a POSIX ERE that matches it alone (a ``-`` needs no backslash there)."""
+    import re
     return re.escape(name).replace("\\-", "-")
 
 
 def read_tools():
     """Every harness's read-only tools, as a POSIX ERE alternation (the sh hook's not-installed path)."""
     return "|".join(ere(t) for t in registry.read_tools())
+
+
+def __getattr__(attr):
+    if attr == "PROTOCOLS":  # every harness's protocol (the installer's): the registry's, built when asked for
+        return registry.PROTOCOLS
+    raise AttributeError(attr)
 
 
 class _Timeout(BaseException):
@@ -63,21 +67,32 @@ def _on_alarm(signum, frame):
     raise _Timeout()
 
 
+def _signals():
+    """The alarm's functions: ``_signal``, what ``signal`` wraps (``signal`` imports ``enum``: ~5 ms)."""
+    try:
+        import _signal as signals
+    except ImportError:  # another Python than CPython
+        import signal as signals  # type: ignore[no-redef]
+    return signals
+
+
 def _start_alarm():
     """Arm the TIMEOUT alarm; returns the handler it replaced, for ``_stop_alarm``."""
+    signal = _signals()
     previous = signal.signal(signal.SIGALRM, _on_alarm)
     signal.alarm(TIMEOUT)
     return previous
 
 
 def _stop_alarm(previous):
+    signal = _signals()
     signal.alarm(0)
     signal.signal(signal.SIGALRM, previous)
 
 
 def load(protocol, data):
     """The payload in ``data`` (bytes), in the flat shape ``protocol`` names (``Protocol.load``)."""
-    payload = json.loads(data.decode("utf-8"))
+    payload = loads(data.decode("utf-8"))
     return protocol.load(payload) if protocol.load is not None else payload
 
 
@@ -88,7 +103,7 @@ def subjects(protocol, payload):
     tool = payload.get(protocol.tool)
     args = _args(protocol, payload)
     if isinstance(args, str):  # some harnesses hand the arguments over as a JSON string
-        args = json.loads(args)
+        args = loads(args)
     if not isinstance(tool, str) or not isinstance(args, (dict, type(None))):
         raise ValueError("the payload names no tool")
     args = args or {}
@@ -109,7 +124,8 @@ def subjects(protocol, payload):
             out += [("write", _text(path), cwd) for path in paths]
     if tool in protocol.patches:
         patch = _text(args.get(protocol.patches[tool], ""))
-        for match in PATCH_FILE.finditer(patch):
+        import re
+        for match in re.finditer(PATCH_FILE, patch, re.M):
             out.append(("write", (match.group(1) or match.group(2)).strip(), cwd))
         if "*** Begin Patch" in patch and not out:
             raise ValueError("a patch whose files cannot be read")
@@ -148,21 +164,37 @@ def call_text(harness, data):
     else all of it (the session's own paths, ``cwd`` and ``transcript_path``, name no call's intent:
     ``~/.claude/projects/...`` must not block every call when the runtime fails)."""
     try:
-        protocol = PROTOCOLS[harness]
+        protocol = registry.protocol(harness)
         payload = load(protocol, data)
         tool, args = payload[protocol.tool], _args(protocol, payload)
         if isinstance(tool, str) and isinstance(args, (dict, str, type(None))):
+            import json
             return json.dumps([tool, args], ensure_ascii=False)
     except Exception:
         pass
     return data.decode("utf-8", "replace")  # not the shape a harness sends: all of it
 
 
+def _dumps(answer):
+    import json
+    return json.dumps(answer)
+
+
+def quiet(cwd):
+    """True when the after-check in ``cwd`` has nothing to undo or tell (``outcome.unchanged``: without
+    loading the after-check); a fault there leaves it to the after-check itself."""
+    from ..outcome.unchanged import nothing_to_undo
+    try:
+        return nothing_to_undo(cwd)
+    except Exception:
+        return False
+
+
 def tool_call_block(harness, data):
     """The Block for the tool call in ``data`` (raw payload bytes), or None to allow; and, whatever the
     decision, the after-check's snapshot of the repository the call runs in."""
     from ..analyser.decision import analyse, record_snapshot
-    protocol = PROTOCOLS[harness]
+    protocol = registry.protocol(harness)
     payload = load(protocol, data)
     found, call = None, None
     for kind, text, cwd in subjects(protocol, payload):
@@ -218,7 +250,7 @@ def _fallback(harness, data, why):
     from ..analyser.constructs import INVOLVES, could_involve, names_git
     from ..rules import Block
     try:
-        found = subjects(PROTOCOLS[harness], load(PROTOCOLS[harness], data))
+        found = subjects(registry.protocol(harness), load(registry.protocol(harness), data))
         risky = any(INVOLVES.search(text) if kind == "write" else could_involve(text) for kind, text, _ in found)
     except Exception:  # not the payload a harness sends (or cut short): all of it, as text
         risky = names_git(call_text(harness, data))
@@ -228,11 +260,11 @@ def _fallback(harness, data, why):
 def main(harness, stdin=None, out=None, err=None):
     stdin = stdin or sys.stdin.buffer
     out, err = out or sys.stdout, err or sys.stderr
-    if harness not in PROTOCOLS:
-        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(PROTOCOLS)))
+    if registry.protocol(harness) is None:
+        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(registry.PROTOCOLS)))
         return 2
     data = b""
-    protocol = PROTOCOLS[harness]
+    protocol = registry.protocol(harness)
     told = ""
 
     previous = _start_alarm()
@@ -257,7 +289,7 @@ def main(harness, stdin=None, out=None, err=None):
     if block is None and protocol.note is not None:
         answer, status = protocol.note(told)
         if answer is not None:
-            out.write(json.dumps(answer) + "\n")
+            out.write(_dumps(answer) + "\n")
         else:
             err.write(told + "\n")
         return status
@@ -270,7 +302,7 @@ def main(harness, stdin=None, out=None, err=None):
         except Exception:  # a payload that could not be read: the answer to any call (``deny``)
             pass
     if answer is not None:
-        out.write(json.dumps(answer) + "\n")
+        out.write(_dumps(answer) + "\n")
     err.write(reason + "\n")
     return status
 
@@ -278,15 +310,15 @@ def main(harness, stdin=None, out=None, err=None):
 def after_main(harness, stdin=None, out=None, err=None):
     """``check --after --hook HARNESS``: the after-check once the call in the harness's post-call
     payload ran. Nothing to say: exit 0, no output. Something undone, or not undoable, or the check
-    itself failing (a timeout, a bug): the reason, told the way ``PROTOCOLS[harness].tell`` says.
+    itself failing (a timeout, a bug): the reason, told the way ``registry.protocol(harness).tell`` says.
     Read-only tools are skipped; a payload that cannot be read still gets the check (in the hook's
     own directory): the check needs nothing from it but the directory."""
     stdin = stdin or sys.stdin.buffer
     out, err = out or sys.stdout, err or sys.stderr
-    if harness not in PROTOCOLS:
-        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(PROTOCOLS)))
+    if registry.protocol(harness) is None:
+        err.write("agentguard check: unknown harness %r (one of %s)\n" % (harness[:40], ", ".join(registry.PROTOCOLS)))
         return 2
-    protocol = PROTOCOLS[harness]
+    protocol = registry.protocol(harness)
     event = protocol.post[0]
 
     previous = _start_alarm()
@@ -301,9 +333,11 @@ def after_main(harness, stdin=None, out=None, err=None):
                 event = payload["hook_event_name"]
             if payload.get(protocol.tool) in protocol.reads:
                 return 0
+        cwd = _payload_cwd(payload, protocol)
+        if not protocol.later and quiet(cwd):
+            return 0
         from ..outcome.after import run
         from ..outcome.report import UNCHANGED
-        cwd = _payload_cwd(payload, protocol)
         report = run(cwd)
         reason = "" if report.decision == UNCHANGED else report.reason()
         if protocol.later:  # its post hook cannot speak: the next pre-call tells the model
@@ -320,7 +354,7 @@ def after_main(harness, stdin=None, out=None, err=None):
         return 0
     answer, status = protocol.tell(reason, event) if protocol.tell is not None else (None, 2)
     if answer is not None:
-        out.write(json.dumps(answer) + "\n")
+        out.write(_dumps(answer) + "\n")
     else:
         err.write(reason + "\n")
     return status

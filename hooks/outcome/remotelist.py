@@ -1,9 +1,9 @@
 """The git directories of the remotes this repository reaches by a local path, as the last snapshot
 found them (``localremotes``): written by each snapshot, read by the analyser with one ``open``."""
-import json
 import os
 import stat
 
+from ..jsonlite import loads
 from . import store
 
 FILE = "local-remotes.json"  # in the store's folder
@@ -19,7 +19,7 @@ def known(ag_home):
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return []
-        data = json.loads(os.read(fd, 1 << 16).decode("utf-8"))
+        data = loads(os.read(fd, 1 << 16).decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError):
         return []
     finally:
@@ -33,6 +33,7 @@ def remember(ag_home, dirs):
     if known(ag_home) == dirs:
         return
     if dirs:
+        import json
         store.write_atomic(path, json.dumps(dirs).encode("utf-8"), 0o644)
     else:
         try:

@@ -2,19 +2,18 @@
 of or that can switch it off (stat, and a hash when the stat changed), the config entries the
 guard's rules read (``guardconfig.WATCHED``, every level, one git process) and every protected
 branch with its remote-tracking refs (one more git process, run alongside)."""
-import fnmatch
-import json
 import os
 import stat
 
 from .. import gitio, guardconfig, guardpaths, layout
+from ..globmatch import fnmatchcase
+from ..jsonlite import loads
 from ..saferead import read_regular
 from ..harness import registry
 from ..policy import PolicyError, load_policy
 from . import reflinks, store
 
 SKIP_IN_HOME = ("audit.jsonl", "lock", store.DIR)  # what changes on its own: the log, the lock, these records
-NOT_WATCHED = registry.not_watched()  # written by the harness itself all the time (not by tool calls)
 MAX_FILES = 3000
 LINKED: set = set()  # regular files ``describe`` found with another name (st_nlink > 1): reflinks.unshare_files
 
@@ -46,16 +45,17 @@ def record(cwd, fresh=False):
     return snapshot
 
 
-def take(where, previous=None):
+def take(where, previous=None, roots=None):
     """The snapshot dict of ``where`` now; ``previous`` lends the hashes of files whose stat is unchanged.
     A file install wrote whole is recorded as install wrote it, whatever it holds now: damage to it
-    (in this call or between calls) is never taken as the state to keep."""
+    (in this call or between calls) is never taken as the state to keep. ``roots``: what to cover
+    (default: ``watched_roots``)."""
     record = install_record(where)
     policy = policy_of(where, record)
     from . import localremotes
     reading = localremotes.start(where, previous, policy, describe)  # alongside read_git's processes
     config, refs = read_git(where, policy)
-    roots = watched_roots(where)
+    roots = watched_roots(where) if roots is None else roots
     found = files(where, (previous or {}).get("files") or {}, roots)
     for path, (digest, mode) in owned_files(where, record).items():
         entry = found.get(path)
@@ -97,9 +97,8 @@ def settled_refs(where, before, now):
 
 def install_record(where):
     """install's manifest (a dict; {} when there is none that reads)."""
-    import json
     try:
-        data = json.loads((read_regular(os.path.join(where.ag_home, "manifest.json"), 1 << 22) or b"").decode("utf-8"))
+        data = loads((read_regular(os.path.join(where.ag_home, "manifest.json"), 1 << 22) or b"").decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -112,8 +111,13 @@ def owned_files(where, record):
     adapters = record.get("adapters")
     adapters = {os.path.join(where.top, rel) for rel in adapters} if isinstance(adapters, dict) else set()
     out = {}
+    dirs = (where.ag_home, where.hooks_dir)
+    below = tuple(d + "/" for d in dirs) if all(guardpaths.plain(d) and d != "/" for d in dirs) else None
     for path, value in owned.items() if isinstance(owned, dict) else ():
-        mine = path in adapters or any(guardpaths.inside(path, d) for d in (where.ag_home, where.hooks_dir))
+        if below is not None and guardpaths.plain(path):  # ``inside``, with the folders' part done once
+            mine = path in adapters or path in dirs or path.startswith(below)
+        else:
+            mine = path in adapters or any(guardpaths.inside(path, d) for d in dirs)
         if mine and isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) \
                 and isinstance(value[1], int):
             out[path] = (value[0], value[1])
@@ -174,8 +178,9 @@ def watched_roots(where):
     The user-level ones follow this process's HOME: a snapshot and an after-check that see different
     homes compare only the roots they share (never taking one home's files for the other's)."""
     roots = [where.ag_home, where.hooks_dir]
-    roots += [os.path.join(where.top, *rel.split("/")) for rel in guardpaths.WORKTREE_FILES]
-    roots += [path for path in guardpaths.user_files() if os.path.basename(path) not in NOT_WATCHED]
+    roots += [os.path.join(where.top, *rel.split("/")) for rel in guardpaths.worktree_files()]
+    skip = registry.not_watched()  # the harnesses write those all the time
+    roots += [path for path in guardpaths.user_files() if os.path.basename(path) not in skip]
     return roots
 
 
@@ -186,7 +191,7 @@ def under(path, root):
         return guardpaths.inside(path, root)
     if not guardpaths.inside(path, directory) or path == directory:
         return False
-    return fnmatch.fnmatchcase(os.path.relpath(path, directory).split(os.sep)[0], name)
+    return fnmatchcase(os.path.relpath(path, directory).split(os.sep)[0], name)
 
 
 def watched_paths(where, roots):
@@ -216,7 +221,7 @@ def _add_pattern(path, found, depth=6):
     except OSError:
         return
     for entry in names:
-        if fnmatch.fnmatchcase(entry, name):
+        if fnmatchcase(entry, name):
             _add_tree(os.path.join(directory, entry), found)
 
 
@@ -232,22 +237,39 @@ def _add_tree(path, found, depth=6):
     if not stat.S_ISDIR(mode):
         found.append(path)
         return
+    _add_below(path, found, depth)
+
+
+def _add_below(path, found, depth):
+    """The files below directory ``path`` (``_add_tree`` of each entry, its type from the directory
+    listing: one ``lstat`` per file, taken by ``describe``, not two)."""
     if depth <= 0 or len(found) > MAX_FILES:
         return
     try:
-        names = sorted(os.listdir(path))
+        with os.scandir(path) as listing:
+            entries = sorted(listing, key=_name)
     except OSError:
         return
-    for name in names:
-        _add_tree(os.path.join(path, name), found, depth - 1)
+    for entry in entries:
+        if store.MOVED_ASIDE in entry.name:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            _add_below(entry.path, found, depth - 1)
+        else:
+            found.append(entry.path)
+
+
+def _name(entry):
+    return entry.name
 
 
 def files(where, previous, roots=None):
     """{path: [type, mode, size, mtime_ns, ctime_ns, inode, sha256]} of the files ``roots`` (default:
     all) cover; the bytes of every version seen go to the store."""
     out = {}
+    ag_home = where.ag_home
     for path in watched_paths(where, watched_roots(where) if roots is None else roots):
-        entry = describe(path, previous.get(path), where.ag_home)
+        entry = describe(path, previous.get(path), ag_home)
         if entry is not None:
             out[path] = entry
     return out
@@ -304,7 +326,7 @@ def adopt_own_writes(ag_home, before):
     for name in names:
         try:
             raw = read_regular(os.path.join(directory, name), store.MAX_SNAPSHOT) or b""
-            top = json.loads(raw.decode("utf-8")).get("top")
+            top = loads(raw.decode("utf-8")).get("top")
         except (ValueError, UnicodeDecodeError, AttributeError):
             continue
         data = store.load(ag_home, top) if isinstance(top, str) else None

@@ -4,9 +4,9 @@
 put back the bytes that were there before a tool call (and keep those it takes away);
 ``<worktree key>.json`` is the snapshot of one work tree. Written atomically, read bounded."""
 import binascii
-import json
 import os
 
+from ..jsonlite import dumps_sorted, loads
 from ..saferead import read_regular
 
 DIR = "outcome"
@@ -123,9 +123,21 @@ def get(ag_home, digest):
 
 
 def load(ag_home, top):
-    """The snapshot of work tree ``top``, or None when there is none that reads."""
+    """The snapshot of work tree ``top``, or None when there is none that reads; its ``call`` is the
+    record kept beside it (``save``), when that reads."""
+    data = parse(read_regular(snapshot_path(ag_home, top), MAX_SNAPSHOT), top)
+    if data is not None:
+        call = _read_call(ag_home, top)
+        if call is not None:
+            data["call"] = call
+    return data
+
+
+def parse(raw, top):
+    """The snapshot of work tree ``top`` in ``raw`` (a snapshot file's bytes), validated; None when it
+    does not read as one."""
     try:
-        data = json.loads((read_regular(snapshot_path(ag_home, top), MAX_SNAPSHOT) or b"").decode("utf-8"))
+        data = loads((raw or b"").decode("utf-8"))
     except (ValueError, UnicodeDecodeError):
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("top") != top:
@@ -142,9 +154,45 @@ def load(ag_home, top):
     return data
 
 
+def serialize(snapshot):
+    """The bytes of ``snapshot``'s file: all of it but its ``call``, keys sorted (the same state gives
+    the same bytes: an unchanged snapshot is not written again, and ``check --after`` compares bytes)."""
+    return dumps_sorted(dict({k: v for k, v in snapshot.items() if k != "call"}, format=FORMAT)).encode("utf-8")
+
+
 def save(ag_home, snapshot):
-    write_atomic(snapshot_path(ag_home, snapshot["top"]),
-                 json.dumps(dict(snapshot, format=FORMAT), sort_keys=True).encode("utf-8"))
+    """Keep ``snapshot``: its file rewritten only when its bytes changed (each pre-check takes one,
+    and the state seldom changes); the tool call it was taken for (``calls.call_record``), which
+    changes every time, in a small file beside it."""
+    path = snapshot_path(ag_home, snapshot["top"])
+    data = serialize(snapshot)
+    if read_regular(path, len(data) + 1) != data:
+        write_atomic(path, data)
+    call = snapshot.get("call")
+    if isinstance(call, dict):
+        write_atomic(call_path(ag_home, snapshot["top"]), dumps_sorted(call).encode("utf-8"))
+    else:
+        try:
+            os.unlink(call_path(ag_home, snapshot["top"]))
+        except OSError:
+            pass
+
+
+CALL = ".call"
+
+
+def call_path(ag_home, top):
+    """The record of the tool call the snapshot of ``top`` was last taken for (not ``.json``: never
+    read as a snapshot)."""
+    return snapshot_path(ag_home, top)[:-len(".json")] + CALL
+
+
+def _read_call(ag_home, top):
+    try:
+        call = loads((read_regular(call_path(ag_home, top), 1 << 16) or b"").decode("utf-8"))
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return call if isinstance(call, dict) else None
 
 
 def unrepaired_path(ag_home, top):

@@ -55,7 +55,7 @@ def render(template, agentguard_bin, harness=None):
     # shell word), so the templates parse and lint as they are.
     text = (text.replace("@INVOLVES@", INVOLVES.pattern)
                 .replace('"@INVOLVES_JSON@"', json.dumps(INVOLVES.pattern))
-                .replace("@PATCH_FILE@", PATCH_FILE.pattern)
+                .replace("@PATCH_FILE@", PATCH_FILE)
                 .replace('"@HOOK_SCRIPT_JSON@"', json.dumps(hook_script()))
                 .replace('"@UNCHECKED_JSON@"', json.dumps(UNCHECKED))
                 .replace("@UNCHECKED@", UNCHECKED)

@@ -3,7 +3,6 @@
 Which family judges which command is ``families.HANDLERS``. ``check_git`` parses the words after
 ``git`` (global options, ``-c``, aliases), then hands the parsed ``GitCall`` to the family's rule.
 """
-import importlib
 import os
 
 from ...gitmodel import cli
@@ -25,7 +24,7 @@ def handler_for(cmd):
     found = HANDLERS.get(cmd)
     if found is None:
         return None
-    module = importlib.import_module("." + found[0], __name__)
+    module = __import__("%s.%s" % (__name__, found[0]), fromlist=[found[1]])  # (importlib imports warnings)
     return getattr(module, found[1])
 
 
