@@ -36,10 +36,21 @@ def route(url):
     return url[:end], url
 
 
-def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
+def main(argv, ag_home, stdin=None, stdout=None, stderr=None, resume=False):
+    """``resume``: ``ag_home/push-guard`` read the first command (and answered ``capabilities``)
+    itself: ``argv`` starts with what it answered (``capabilities`` or ``-``) and the line it read
+    (empty: the end of input)."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     stderr = stderr or sys.stderr
+    pending = []
+    if resume:
+        if len(argv) < 2:
+            return 2
+        pending = [(argv[1] + "\n").encode("utf-8", "surrogateescape")] if argv[1] else [b""]
+        argv = argv[2:]
+        if argv and not pending[0]:
+            return 0  # the input ended before a command
     if not argv:
         stderr.write("agentguard: git-remote-%s is run by git, as a remote helper\n" % SCHEME)
         return 2
@@ -63,9 +74,19 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
         backend = Proxy(remote, helper, address, url)
     session = Session(backend, remote if not remote.startswith(PREFIX) else url, ag_home, stderr, url)
     try:
-        return serve(session, stdin, stdout, stderr)
+        return serve(session, _Pending(pending, stdin) if pending else stdin, stdout, stderr)
     finally:
         backend.close()
+
+
+class _Pending:
+    """``stdin`` after the lines the launcher already read from it."""
+
+    def __init__(self, lines, stdin):
+        self.lines, self.stdin = lines, stdin
+
+    def readline(self):
+        return self.lines.pop(0) if self.lines else self.stdin.readline()
 
 
 def parse_push(line):
@@ -199,11 +220,8 @@ class Session:
         refusal = refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home, "push-guard",
                                    ["git", "push", self.remote] + [spec for spec, _ in specs],
                                    lambda: remote_ignores_case(self.url))
-        aliased = [(dst, item.remote_ref) for (_, dst), item in zip(specs, items) if dst != item.remote_ref]
-        if refusal is not None and aliased:
-            refusal.why += "; %s" % ", ".join("%s is a symbolic ref to %s there" % (safe(a, 80), safe(t, 80))
-                                               for a, t in aliased)
-        return refusal
+        from .relay import explain_aliases
+        return explain_aliases(refusal, [(dst, item.remote_ref) for (_, dst), item in zip(specs, items)])
 
     def target(self, dst, policy):
         """The ref a push to ``dst`` updates on the remote: ``dst`` itself or, for a symbolic ref,
