@@ -44,10 +44,12 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None, resume=False):
     stdout = stdout or sys.stdout.buffer
     stderr = stderr or sys.stderr
     pending = []
+    argv_state = None
     if resume:
         if len(argv) < 2:
             return 2
         pending = [(argv[1] + "\n").encode("utf-8", "surrogateescape")] if argv[1] else [b""]
+        argv_state = argv[0]
         argv = argv[2:]
         if argv and not pending[0]:
             return 0  # the input ended before a command
@@ -73,6 +75,7 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None, resume=False):
         from .proxy import Proxy
         backend = Proxy(remote, helper, address, url)
     session = Session(backend, remote if not remote.startswith(PREFIX) else url, ag_home, stderr, url)
+    session.capable = resume and bool(pending) and argv_state == "capabilities"
     try:
         return serve(session, _Pending(pending, stdin) if pending else stdin, stdout, stderr)
     finally:
@@ -114,7 +117,15 @@ def serve(session, stdin, stdout, stderr):
         text = _read(stdin)
         if not text:
             return 0
-        if text.startswith("push "):
+        if text == "connect git-receive-pack" and session.capable and hasattr(session.backend, "connect_target"):
+            opened = session.backend.connect_target()
+            if opened is not None:
+                from .connect import run
+                stdout.write(b"\n")
+                stdout.flush()
+                return run(opened[0], opened[1], session.ag_home, session.remote, session.backend.url)
+            answer = ["fallback"]  # git pushes through list and push instead
+        elif text.startswith("push "):
             batch = [text]
             while batch[-1]:
                 more = _read(stdin)
@@ -166,9 +177,11 @@ class Session:
         self.listed = None  # the remote's refs as listed for this push: ref -> oid
         self.advertised = None  # every ref name the listing had
         self.aliases = {}  # symbolic refs the listing named: ref -> target
+        self.capable = False  # capabilities were answered: git may connect
 
     def command(self, text):
         if text == "capabilities":
+            self.capable = True
             return self.backend.capabilities() + [""]
         if text.startswith("option "):
             if text[len("option "):].partition(" ")[0] not in PUSH_OPTIONS:

@@ -65,7 +65,9 @@ def read_request(fd, head, prior=()):
 def parse_commands(payloads):
     """([(old, new, ref)], client capabilities) from the payloads; ValueError on a line that is not
     one git writes there."""
-    commands, caps, in_cert = [], [], False
+    commands: list = []
+    caps: list = []
+    in_cert = False
     for i, data in enumerate(payloads):
         text = data.decode("utf-8", "surrogateescape")
         text = text[:-1] if text.endswith("\n") else text
@@ -105,8 +107,9 @@ def report(caps, commands, reason):
 class Judge:
     """The refusal for one update request, or None."""
 
-    def __init__(self, remote, url, ag_home):
-        self.remote, self.url, self.ag_home = remote, url, ag_home
+    def __init__(self, remote, url, ag_home, listed=None, local=False):
+        self.remote, self.url, self.ag_home, self.local = remote, url, ag_home, local
+        self.listed = listed  # the remote's advertisement when the relay saw it: ref -> oid
 
     def refusal(self, commands, argv):
         from ..policy import PolicyError, load_policy
@@ -120,7 +123,7 @@ class Judge:
             if ref.startswith("refs/remotes/"):
                 return mirror_refusal(self.remote)  # only a mirror push writes a remote's tracking refs
             target = ref
-            if not policy.classify(ref) and old.strip("0"):
+            if not policy.classify(ref) and old.strip("0") and self.may_be_aliased(old, policy):
                 # an existing ref may be a symbolic ref there: receive-pack updates the ref it ends at
                 if symrefs is None:
                     symrefs = self.symrefs()
@@ -132,19 +135,35 @@ class Judge:
                     return rules.symref_unknown(self.remote, ref)
             items.append(PushLine("", new, target, old))
         from ..backstop.casefold import remote_ignores_case
-        from ..backstop.prepush import has_no_branches
-        refusal = refuse_protected(policy, items, self.remote, lambda: has_no_branches(self.url), self.ag_home,
+        refusal = refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home,
                                    "push-guard", argv, lambda: remote_ignores_case(self.url))
         return explain_aliases(refusal, [(ref, item.remote_ref) for (_, _, ref), item in zip(commands, items)])
+
+    def may_be_aliased(self, old, policy):
+        """A ref the remote has at ``old`` may be a symbolic ref to a protected branch: always, unless
+        the advertisement shows no protected branch at that commit (receive-pack lists a symbolic ref
+        at its target's commit and names no target)."""
+        if self.listed is None:
+            return True
+        return any(oid == old and (policy.classify(ref) or ("",))[0] == "local" for ref, oid in self.listed.items())
+
+    def remote_is_empty(self):
+        """The remote has no branch at all: its advertisement, else asked of it."""
+        if self.listed is not None:
+            return not any(ref.startswith("refs/heads/") for ref in self.listed)
+        from ..backstop.prepush import has_no_branches
+        return has_no_branches(self.url)
 
     def symrefs(self):
         """{name: target} of the remote's symbolic refs (a local path: asked of that repository with
         for-each-ref, which names every one; else of its v2 listing); None when it cannot be told."""
         from .. import gitio
         from .native import advertisement
+        rc = 1
         try:
-            rc, out = gitio.run(["--git-dir=" + self.url, "for-each-ref", "--format=%(refname)%00%(symref)"],
-                                env=gitio.without_command_line_config())
+            if self.local:
+                rc, out = gitio.run(["--git-dir=" + self.url, "for-each-ref", "--format=%(refname)%00%(symref)"],
+                                    env=gitio.without_command_line_config())
         except gitio.GitError:
             rc = 1
         if rc == 0:
@@ -168,7 +187,8 @@ def explain_aliases(refusal, pairs):
     return refusal
 
 
-def relay(head, prior, remote, url, ag_home, git_in=0, to_remote=1, to_git=4, stderr=None):
+def relay(head, prior, remote, url, ag_home, git_in=0, to_remote=1, to_git=4, stderr=None, listed=None,
+          local=False):
     """Judge the update request read from ``git_in`` (``prior``, ``head``: ``read_request``), forward
     it and the rest to ``to_remote`` or refuse it (the report to ``to_git``). Returns the exit status."""
     stderr = stderr or sys.stderr
@@ -180,13 +200,13 @@ def relay(head, prior, remote, url, ag_home, git_in=0, to_remote=1, to_git=4, st
         os.close(to_remote)
         return 1  # git went away inside its request: nothing was forwarded
     except ValueError as exc:
-        refusal = rules.Refusal("unreadable-input", "a push agentguard cannot read",
+        unread = rules.Refusal("unreadable-input", "a push agentguard cannot read",
                                 "git sent the push guard %r; refusing on doubt: nothing was pushed"
                                 % safe(str(exc), 120), ["agentguard doctor"])
-        return _refuse(stderr, ag_home, refusal, argv, [], [], to_remote, to_git, git_in)
+        return _refuse(stderr, ag_home, unread, argv, [], [], to_remote, to_git, git_in)
     argv += ["%s:%s" % (new, ref) for _, new, ref in commands]
     try:
-        refusal = Judge(remote, url, ag_home).refusal(commands, argv) if commands else None
+        refusal = Judge(remote, url, ag_home, listed, local).refusal(commands, argv) if commands else None
     except Exception as exc:  # a bug must still fail closed
         refusal = rules.guard_broken("internal error (%s)" % type(exc).__name__)
     if refusal is not None:
@@ -234,4 +254,4 @@ def main(argv, ag_home):
         sys.stderr.write("agentguard: push-relay is run by the push guard\n")
         return 2
     prior = [os.fsencode(p).replace(b"\t", b"\0") for p in argv[3:]]
-    return relay(os.fsencode(argv[2]), prior, argv[0], argv[1], ag_home)
+    return relay(os.fsencode(argv[2]), prior, argv[0], argv[1], ag_home, local=True)

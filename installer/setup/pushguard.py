@@ -19,6 +19,7 @@ import re
 import shutil
 import tempfile
 
+from ...hooks.pushguard.connect import LOCAL_ENV
 from ...hooks.pushguard.coverage import parse_push_urls
 from ...hooks.pushguard.coverage import PREFIX, SCHEME
 from ...hooks.textsafe import safe
@@ -33,10 +34,6 @@ ALIAS = ('!d=${GIT_DIR-}; { [ -n "$d" ] && [ -z "${GIT_COMMON_DIR-}" ] && [ ! -e
          'd=$(git rev-parse --git-common-dir) && exec "$d/agentguard/push-guard"')
 LAUNCHER_NAME = "push-guard"
 BEFORE_NAME = "config.before"
-# what `git rev-parse --local-env-vars` names (2.39 to 2.47), unset for receive-pack as git does
-LOCAL_ENV = ("GIT_ALTERNATE_OBJECT_DIRECTORIES GIT_CONFIG GIT_CONFIG_PARAMETERS GIT_CONFIG_COUNT GIT_OBJECT_DIRECTORY "
-             "GIT_DIR GIT_WORK_TREE GIT_IMPLICIT_WORK_TREE GIT_GRAFT_FILE GIT_INDEX_FILE GIT_NO_REPLACE_OBJECTS "
-             "GIT_REPLACE_REF_BASE GIT_PREFIX GIT_INTERNAL_SUPER_PREFIX GIT_SHALLOW_FILE GIT_COMMON_DIR")
 CATCH_ALL = PREFIX + PREFIX  # the base of the catch-all rule: the helper resolves what follows it
 SCP = re.compile(r"\A([^/:@]+@)?([^/:]+):(?!//)")
 URL = re.compile(r"\A([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)/")
@@ -53,7 +50,7 @@ def launcher(python, git=None, policy=None, cat=None):
     found = tools() if git is None or cat is None else {}
     for key, value in (("@AG_GIT@", sh_quote(git or found["git"])), ("@AG_PY@", sh_quote(python)),
                        ("@AG_CAT@", sh_quote(cat or found["cat"])), ("@AG_DD@", sh_quote(_tool("dd"))),
-                       ("@AG_TR@", sh_quote(_tool("tr"))), ("@LOCAL_ENV@", LOCAL_ENV),
+                       ("@AG_TR@", sh_quote(_tool("tr"))), ("@LOCAL_ENV@", " ".join(LOCAL_ENV)),
                        ("@ZERO40@", "0" * 40), ("@ZERO64@", "0" * 64),
                        ("@PREFILTER@", reftx_prefilter(policy) if policy is not None else "*")):
         text = text.replace(key, value)
