@@ -215,3 +215,21 @@ def test_ssh_urls_are_read_as_git_reads_them():
     for left_to_git in ("ssh://host/a%20b", "ssh://[::1]/r", "ssh://host:x/r", "/local/path", "./x:y", "ssh://host"):
         assert parse_ssh(left_to_git) is None, left_to_git
     assert sq("it's!") == "'it'\\''s'\\!''"
+
+
+def test_what_git_would_connect_otherwise_is_left_to_git(env, tmp_path, monkeypatch):
+    """``fallback`` (the helper's list and push, as before #30) wherever git applies a rule the
+    relay does not: a protocol allow rule, protocol version 1, another ssh variant, git://."""
+    from agentguard.hooks.pushguard import connect
+    monkeypatch.chdir(tmp_path)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setenv("GIT_SSH_COMMAND", "ssh -F /dev/null")
+    assert connect.target("ssh://h/r")[0][-2:] == ["h", "git-receive-pack '/r'"]
+    assert connect.target("/srv/r.git")[0][1:] == ["receive-pack", "/srv/r.git"]
+    for key, value in (("protocol.file.allow", "never"), ("protocol.version", "1")):
+        monkeypatch.setenv("GIT_CONFIG_PARAMETERS", "'%s'='%s'" % (key, value))
+        assert connect.target("ssh://h/r") is None and connect.target("/srv/r.git") is None, key
+    monkeypatch.delenv("GIT_CONFIG_PARAMETERS")
+    monkeypatch.setenv("GIT_SSH_COMMAND", "plink -batch")
+    assert connect.target("ssh://h/r") is None and connect.target("git://h/r") is None

@@ -46,11 +46,12 @@ def parse_ssh(url):
     return url[:colon], None, url[colon + 1:]
 
 
-def ssh_command(env=None):
-    """(program, through a shell) git runs for ssh, or None when git would pick a variant other than
-    plain OpenSSH or apply protocol rules: asked of git's config and environment as connect.c does."""
+def git_rules(env=None):
+    """{key: value} of the config that decides how git connects (core.sshCommand, ssh.variant,
+    protocol.*), asked of git; None when git applies something here not done: a protocol allow
+    rule or protocol version 1 (0 and 2 mean v0 for receive-pack, as here)."""
     env = os.environ if env is None else env
-    if env.get("GIT_ALLOW_PROTOCOL") is not None or env.get("GIT_SSH_VARIANT") not in (None, "ssh"):
+    if env.get("GIT_ALLOW_PROTOCOL") is not None:
         return None
     rc, out = gitio.run(["config", "-z", "--get-regexp", r"^(core\.sshcommand|ssh\.variant|protocol\..*)$"])
     config = {}
@@ -58,9 +59,17 @@ def ssh_command(env=None):
         key, _, value = item.partition("\n")
         if key:
             config[key.lower()] = value
-    if rc not in (0, 1) or any(k.startswith("protocol.") for k in config):
+    if rc not in (0, 1) or any(k.startswith("protocol.") and k.endswith(".allow") for k in config) \
+            or config.get("protocol.version", "2").strip() not in ("0", "2"):
         return None
-    if config.get("ssh.variant", "ssh") != "ssh":
+    return config
+
+
+def ssh_command(config, env=None):
+    """(program, through a shell) git runs for ssh, or None when git would pick a variant other than
+    plain OpenSSH: read as connect.c reads it."""
+    env = os.environ if env is None else env
+    if env.get("GIT_SSH_VARIANT") not in (None, "ssh") or config.get("ssh.variant", "ssh") != "ssh":
         return None
     command = env.get("GIT_SSH_COMMAND") or config.get("core.sshcommand")
     if command:
@@ -73,19 +82,25 @@ def ssh_command(env=None):
 def target(url, family=None):
     """(argv, env) that opens git's connection to the receive-pack of ``url``, or None (fallback)."""
     env = {k: v for k, v in os.environ.items() if k not in LOCAL_ENV}
+    local = None
     if url.startswith("file:///"):
-        if "%" in url:
-            return None
-        return [gitio.program(), "receive-pack", url[len("file://"):]], env
-    if not url.startswith(SSH_SCHEMES):
+        local = url[len("file://"):] if "%" not in url else None
+    elif not url.startswith(SSH_SCHEMES):
         if "://" in url or "::" in url:
             return None
         colon, slash = url.find(":"), url.find("/")
         if colon < 0 or 0 <= slash < colon:  # git's url_is_local_not_ssh
-            return [gitio.program(), "receive-pack", url], env
-    parsed = parse_ssh(url)
-    ssh = ssh_command() if parsed else None
-    if ssh is None:
+            local = url
+    parsed = parse_ssh(url) if local is None else None
+    if local is None and parsed is None:
+        return None
+    config = git_rules()
+    if config is None:
+        return None
+    if local is not None:
+        return [gitio.program(), "receive-pack", local], env
+    ssh = ssh_command(config)
+    if ssh is None or parsed is None:
         return None
     userhost, port, path = parsed
     if userhost.startswith("-") or not path:

@@ -29,9 +29,11 @@ from ..gitaccess.gitenv import git
 
 ALIAS_KEY = "alias.remote-" + SCHEME
 # git runs the alias with GIT_DIR set (transport-helper.c); that is the common dir unless a linked
-# worktree's (a commondir file) or the caller's GIT_COMMON_DIR says otherwise: then git is asked
+# worktree's (a commondir file) or the caller's GIT_COMMON_DIR says otherwise: then git is asked.
+# The launcher is read into the alias's own shell (one shell start less; it knows it was by $0),
+# only while it is executable, as when it was run.
 ALIAS = ('!d=${GIT_DIR-}; { [ -n "$d" ] && [ -z "${GIT_COMMON_DIR-}" ] && [ ! -e "$d/commondir" ]; } || '
-         'd=$(git rev-parse --git-common-dir) && exec "$d/agentguard/push-guard"')
+         'd=$(git rev-parse --git-common-dir) && [ -x "$d/agentguard/push-guard" ] && . "$d/agentguard/push-guard"')
 LAUNCHER_NAME = "push-guard"
 BEFORE_NAME = "config.before"
 CATCH_ALL = PREFIX + PREFIX  # the base of the catch-all rule: the helper resolves what follows it

@@ -1,8 +1,12 @@
 #!/bin/sh
 # agentguard push guard (runtime copy), written by agentguard install. git runs it as the remote
 # helper `agw` (alias.remote-agw) for every push URL install rewrote to agw::<url>; when it cannot
-# run, git fails the push.
-ag_home=${0%/*}
+# run, git fails the push. The alias reads it into its own shell (then $0 is the alias and $d the
+# git dir it found); run as a program, it is next to the runtime.
+case $0 in
+*/push-guard) ag_home=${0%/*} ;;
+*) ag_home=$d/agentguard ;;
+esac
 AGENTGUARD_GIT=@AG_GIT@
 export AGENTGUARD_GIT
 if [ ! -f "$ag_home/runtime/run.py" ] || [ ! -x @AG_PY@ ]; then
