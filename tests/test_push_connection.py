@@ -233,3 +233,20 @@ def test_what_git_would_connect_otherwise_is_left_to_git(env, tmp_path, monkeypa
     monkeypatch.delenv("GIT_CONFIG_PARAMETERS")
     monkeypatch.setenv("GIT_SSH_COMMAND", "plink -batch")
     assert connect.target("ssh://h/r") is None and connect.target("git://h/r") is None
+
+
+def test_a_protected_pattern_is_matched_by_the_shell_as_by_the_runtime(tmp_path, env):
+    """The fast path's names come from the policy (`release/*`): a branch under it goes to the runtime
+    and is refused; `releasex`, which the pattern does not match, is forwarded by the shell."""
+    (tmp_path / "srv").mkdir()
+    path = str(tmp_path / "srv" / "remote.git")
+    repo, bare = _clone(tmp_path, env, path, path)
+    repo.agentguard("install", "--no-adapters", "--protect", "main", "--protect", "release/*")
+    log = _count_python(repo)
+    repo.commit("feature work")
+    proc = repo.run("push", "--no-verify", "origin", "feat:release/1.0", check=False)
+    assert proc.returncode != 0 and "[rule: push-protected]" in proc.stderr, proc.stderr
+    assert bare.run("rev-parse", "-q", "--verify", "refs/heads/release/1.0", check=False).returncode != 0
+    assert _starts(log) == ["push-relay"]
+    assert repo.run("push", "origin", "feat:releasex").returncode == 0 and bare.rev("refs/heads/releasex")
+    assert _starts(log) == ["push-relay"]

@@ -3,6 +3,7 @@
 # helper `agw` (alias.remote-agw) for every push URL install rewrote to agw::<url>; when it cannot
 # run, git fails the push. The alias reads it into its own shell (then $0 is the alias and $d the
 # git dir it found); run as a program, it is next to the runtime.
+# shellcheck disable=SC2154 # d: the alias's
 case $0 in
 */push-guard) ag_home=${0%/*} ;;
 *) ag_home=$d/agentguard ;;
