@@ -117,10 +117,10 @@ def serve(session, stdin, stdout, stderr):
         text = _read(stdin)
         if not text:
             return 0
-        if text == "connect git-receive-pack" and session.capable and hasattr(session.backend, "connect_target"):
-            opened = session.backend.connect_target()
+        if text == "connect git-receive-pack" and session.capable and hasattr(session.backend, "family"):
+            from .connect import run, target
+            opened = target(session.backend.url, session.backend.family())
             if opened is not None:
-                from .connect import run
                 stdout.write(b"\n")
                 stdout.flush()
                 return run(opened[0], opened[1], session.ag_home, session.remote, session.backend.url)

@@ -80,12 +80,10 @@ class Native:
         self.symrefs = None  # the remote's symbolic refs, from its listing: name -> target
 
     def capabilities(self):
-        return ["connect", "push", "option"]
+        return ["connect", "push", "option"]  # connect: helper.serve, through .connect
 
-    def connect_target(self):
-        """(argv, env) of git's own connection to this URL's receive-pack, or None: ``connect``."""
-        from .connect import target
-        return target(self.url, "ipv4" if "-4" in self.flags else "ipv6" if "-6" in self.flags else None)
+    def family(self):
+        return "ipv4" if "-4" in self.flags else "ipv6" if "-6" in self.flags else None
 
     def option(self, text):
         name, _, value = text[len("option "):].partition(" ")
