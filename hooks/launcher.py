@@ -23,10 +23,14 @@ if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(status if isinstance(status, int) else 1)
-if sys.argv[1:2] == ["push-guard"]:  # git-remote-agw, the push guard in git's transport
+if sys.argv[1:2] == ["push-relay"]:  # the push guard on git's own connection to a local path
+    from hooks.pushguard.relay import main as relay  # noqa: E402
+
+    sys.exit(relay(sys.argv[2:], ag_home=os.path.dirname(HERE)))
+if sys.argv[1:2] in (["push-guard"], ["push-guard-resume"]):  # git-remote-agw, the push guard in git's transport
     from hooks.pushguard.helper import main as guard  # noqa: E402
 
-    sys.exit(guard(sys.argv[2:], ag_home=os.path.dirname(HERE)))
+    sys.exit(guard(sys.argv[2:], ag_home=os.path.dirname(HERE), resume=sys.argv[1] == "push-guard-resume"))
 if sys.argv[1:2] == ["pre-receive"]:  # a guarded server (install --server)
     from hooks.server.prereceive import main as receive  # noqa: E402
 

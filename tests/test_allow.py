@@ -365,7 +365,9 @@ def test_the_server_side_does_not_honour_a_grant(make_repo, tmp_path):
 @pytest.mark.parametrize("guard", [True, False], ids=["transport-guard", "pre-push"])
 def test_a_push_the_remote_then_rejects_has_spent_the_grant(make_repo, tmp_path, guard):
     """SECURITY.md: the grant is spent by the first push that reaches the guard, even when git then
-    rejects it (here: the remote's main moved on, "fetch first"); the remote keeps its main."""
+    rejects it (here: the remote's main moved on, "fetch first"); the remote keeps its main. The push
+    guard judges on git's own connection (#30), and git rejects this one before it sends a command:
+    the guard never sees it, and the grant stands for the push that does reach it."""
     repo, bare = make_repo(install=False)
     repo.agentguard("install", *([] if guard else ["--no-push-guard"]))
     repo.run("checkout", "-q", "-b", "feat")
@@ -375,6 +377,11 @@ def test_a_push_the_remote_then_rejects_has_spent_the_grant(make_repo, tmp_path,
     proc = repo.run("push", "origin", "feat:main", check=False)
     assert proc.returncode != 0 and "rejected" in proc.stderr, proc.stderr
     assert bare.rev("main") == upstream
+    if guard:
+        assert grant_files(repo) != [] and "break-glass-use" not in audit_rules(repo)
+        proc = repo.run("push", "origin", "+feat:main", check=False)  # one that reaches the guard
+        assert proc.returncode == 0, proc.stderr
+        assert bare.rev("main") == repo.rev("feat")
     assert grant_files(repo) == []
     assert "break-glass-use" in audit_rules(repo)
 

@@ -26,7 +26,8 @@ def rendered_scripts(repo):
     """{path: text} of every shell script install wrote: the hooks, the adapters' decision command
     and gptme's completion check."""
     paths = [os.path.join(".git", "hooks", name) for name in HOOK_NAMES]
-    paths += [os.path.join(".git", "agentguard", "check"), os.path.join(".gptme", "verify-completion.sh")]
+    paths += [os.path.join(".git", "agentguard", "check"), os.path.join(".gptme", "verify-completion.sh"),
+              os.path.join(".git", "agentguard", "push-guard")]
     out = {}
     for rel in paths:
         with open(os.path.join(repo.path, rel), "rb") as fh:

@@ -64,7 +64,9 @@ def test_the_helper_answers_git_and_pushes_what_it_judged(guarded):
     proc = _helper(repo, data, bare.path)
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.decode().split("\n")
-    assert lines[:3] == ["push", "option", ""] and lines[3:6] == ["ok", "ok", "unsupported"], lines
+    # a local path: `connect` (git then pushes over the guard's stdin and stdout) and `push` for a caller
+    # that does not connect; the options go to the runtime's helper
+    assert lines[:3] == ["connect", "push", ""] and lines[3:6] == ["ok", "ok", "unsupported"], lines
     assert "ok refs/heads/feat2" in lines
     assert bare.rev("refs/heads/feat2") == repo.rev("feat")
     proc = _helper(repo, "push refs/heads/feat:refs/heads/main\n\n", bare.path)

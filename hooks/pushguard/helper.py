@@ -36,10 +36,23 @@ def route(url):
     return url[:end], url
 
 
-def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
+def main(argv, ag_home, stdin=None, stdout=None, stderr=None, resume=False):
+    """``resume``: ``ag_home/push-guard`` read the first command (and answered ``capabilities``)
+    itself: ``argv`` starts with what it answered (``capabilities`` or ``-``) and the line it read
+    (empty: the end of input)."""
     stdin = stdin or sys.stdin.buffer
     stdout = stdout or sys.stdout.buffer
     stderr = stderr or sys.stderr
+    pending = []
+    argv_state = None
+    if resume:
+        if len(argv) < 2:
+            return 2
+        pending = [(argv[1] + "\n").encode("utf-8", "surrogateescape")] if argv[1] else [b""]
+        argv_state = argv[0]
+        argv = argv[2:]
+        if argv and not pending[0]:
+            return 0  # the input ended before a command
     if not argv:
         stderr.write("agentguard: git-remote-%s is run by git, as a remote helper\n" % SCHEME)
         return 2
@@ -62,10 +75,21 @@ def main(argv, ag_home, stdin=None, stdout=None, stderr=None):
         from .proxy import Proxy
         backend = Proxy(remote, helper, address, url)
     session = Session(backend, remote if not remote.startswith(PREFIX) else url, ag_home, stderr, url)
+    session.capable = resume and bool(pending) and argv_state == "capabilities"
     try:
-        return serve(session, stdin, stdout, stderr)
+        return serve(session, _Pending(pending, stdin) if pending else stdin, stdout, stderr)
     finally:
         backend.close()
+
+
+class _Pending:
+    """``stdin`` after the lines the launcher already read from it."""
+
+    def __init__(self, lines, stdin):
+        self.lines, self.stdin = lines, stdin
+
+    def readline(self):
+        return self.lines.pop(0) if self.lines else self.stdin.readline()
 
 
 def parse_push(line):
@@ -93,7 +117,15 @@ def serve(session, stdin, stdout, stderr):
         text = _read(stdin)
         if not text:
             return 0
-        if text.startswith("push "):
+        if text == "connect git-receive-pack" and session.capable and hasattr(session.backend, "family"):
+            from .connect import run, target
+            opened = target(session.backend.url, session.backend.family())
+            if opened is not None:
+                stdout.write(b"\n")
+                stdout.flush()
+                return run(opened[0], opened[1], session.ag_home, session.remote, session.backend.url)
+            answer = ["fallback"]  # git pushes through list and push instead
+        elif text.startswith("push "):
             batch = [text]
             while batch[-1]:
                 more = _read(stdin)
@@ -145,9 +177,11 @@ class Session:
         self.listed = None  # the remote's refs as listed for this push: ref -> oid
         self.advertised = None  # every ref name the listing had
         self.aliases = {}  # symbolic refs the listing named: ref -> target
+        self.capable = False  # capabilities were answered: git may connect
 
     def command(self, text):
         if text == "capabilities":
+            self.capable = True
             return self.backend.capabilities() + [""]
         if text.startswith("option "):
             if text[len("option "):].partition(" ")[0] not in PUSH_OPTIONS:
@@ -199,11 +233,8 @@ class Session:
         refusal = refuse_protected(policy, items, self.remote, self.remote_is_empty, self.ag_home, "push-guard",
                                    ["git", "push", self.remote] + [spec for spec, _ in specs],
                                    lambda: remote_ignores_case(self.url))
-        aliased = [(dst, item.remote_ref) for (_, dst), item in zip(specs, items) if dst != item.remote_ref]
-        if refusal is not None and aliased:
-            refusal.why += "; %s" % ", ".join("%s is a symbolic ref to %s there" % (safe(a, 80), safe(t, 80))
-                                               for a, t in aliased)
-        return refusal
+        from .relay import explain_aliases
+        return explain_aliases(refusal, [(dst, item.remote_ref) for (_, dst), item in zip(specs, items)])
 
     def target(self, dst, policy):
         """The ref a push to ``dst`` updates on the remote: ``dst`` itself or, for a symbolic ref,

@@ -80,7 +80,10 @@ class Native:
         self.symrefs = None  # the remote's symbolic refs, from its listing: name -> target
 
     def capabilities(self):
-        return ["push", "option"]
+        return ["connect", "push", "option"]  # connect: helper.serve, through .connect
+
+    def family(self):
+        return "ipv4" if "-4" in self.flags else "ipv6" if "-6" in self.flags else None
 
     def option(self, text):
         name, _, value = text[len("option "):].partition(" ")

@@ -112,7 +112,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
         harness_records.update(harness_steps.plan_after_settings(step))
     plan.warnings += ["%s; %s" % settingsplan.left_alone(harness, rel) for harness, rel in sorted(skipped.items())]
     if transport:
-        want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python), HOOK_MODE)
+        want(os.path.join(home, pushguard.LAUNCHER_NAME), pushguard.launcher(python, policy=policy), HOOK_MODE)
     guard_record = pushguard.plan(info, previous, want, transport)
     local = {"version": VERSION, "python": python, "tools": tools(), "hooks_dir": info.hooks_dir, "hooks": hooks_record,
              "policy": policy.to_json(), "runtime": runtime_record, "harnesses": harnesses,

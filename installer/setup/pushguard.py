@@ -16,8 +16,10 @@ nothing else changed, else removes only these entries.
 """
 import os
 import re
+import shutil
 import tempfile
 
+from ...hooks.pushguard.connect import LOCAL_ENV
 from ...hooks.pushguard.coverage import parse_push_urls
 from ...hooks.pushguard.coverage import PREFIX, SCHEME
 from ...hooks.textsafe import safe
@@ -26,33 +28,44 @@ from ..fsops import read_regular, sha256_bytes
 from ..gitaccess.gitenv import git
 
 ALIAS_KEY = "alias.remote-" + SCHEME
-ALIAS = '!"$(git rev-parse --git-common-dir)/agentguard/push-guard"'
+# git runs the alias with GIT_DIR set (transport-helper.c); that is the common dir unless a linked
+# worktree's (a commondir file) or the caller's GIT_COMMON_DIR says otherwise: then git is asked.
+# The launcher is read into the alias's own shell (one shell start less; it knows it was by $0),
+# only while it is executable, as when it was run.
+ALIAS = ('!d=${GIT_DIR-}; { [ -n "$d" ] && [ -z "${GIT_COMMON_DIR-}" ] && [ ! -e "$d/commondir" ]; } || '
+         'd=$(git rev-parse --git-common-dir) && [ -x "$d/agentguard/push-guard" ] && . "$d/agentguard/push-guard"')
 LAUNCHER_NAME = "push-guard"
 BEFORE_NAME = "config.before"
-LAUNCHER = """#!/bin/sh
-# agentguard push guard (runtime copy), written by agentguard install. git runs it as the remote
-# helper `%s` (alias.remote-%s) for every push URL install rewrote to %s<url>; when it cannot run,
-# git fails the push.
-ag_home=${0%%/*}
-AGENTGUARD_GIT=%s
-export AGENTGUARD_GIT
-if [ ! -f "$ag_home/runtime/run.py" ] || [ ! -x %s ]; then
-	echo "agentguard: the push guard's runtime is missing, so this push is refused; run: agentguard doctor --fix" >&2
-	exit 1
-fi
-exec %s -I -S -B "$ag_home/runtime/run.py" push-guard "$@"
-"""
 CATCH_ALL = PREFIX + PREFIX  # the base of the catch-all rule: the helper resolves what follows it
 SCP = re.compile(r"\A([^/:@]+@)?([^/:]+):(?!//)")
 URL = re.compile(r"\A([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)/")
 
 
-def launcher(python, git=None):
-    """The launcher's bytes for ``python`` and ``git`` (the one install finds now when None)."""
+def launcher(python, git=None, policy=None, cat=None):
+    """The launcher's bytes (``templates/adapters/push-guard.sh``) for ``python``, ``git`` and ``cat``
+    (those install finds now when None) and ``policy`` (its protected names in the shell's fast
+    path; None: every push goes to the runtime)."""
+    from importlib import resources
     from ..harness.adapters import sh_quote
-    from .hookscripts import tools
-    q = sh_quote(python)
-    return (LAUNCHER % (SCHEME, SCHEME, PREFIX, sh_quote(git or tools()["git"]), q, q)).encode()
+    from .hookscripts import reftx_prefilter, tools
+    text = resources.files("agentguard.templates").joinpath("adapters", "push-guard.sh").read_text("utf-8")
+    found = tools() if git is None or cat is None else {}
+    for key, value in (("@AG_GIT@", sh_quote(git or found["git"])), ("@AG_PY@", sh_quote(python)),
+                       ("@AG_CAT@", sh_quote(cat or found["cat"])), ("@AG_DD@", sh_quote(_tool("dd"))),
+                       ("@AG_TR@", sh_quote(_tool("tr"))), ("@LOCAL_ENV@", " ".join(LOCAL_ENV)),
+                       ("@ZERO40@", "0" * 40), ("@ZERO64@", "0" * 64),
+                       ("@PREFILTER@", reftx_prefilter(policy) if policy is not None else "*")):
+        text = text.replace(key, value)
+    return text.encode()
+
+
+def _tool(name):
+    """``name`` (dd, tr) by a fixed path (the caller's PATH is not asked), the same for install and
+    the doctor."""
+    for path in ("/bin/" + name, "/usr/bin/" + name):
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which(name) or name
 
 
 def config_path(info):

@@ -1,6 +1,6 @@
 """The doctor's push group (listed in ``checks.groups``): the push guard in git's transport,
 installed as written, found by git (no ``git-remote-agw`` on PATH shadowing the alias), every
-remote's pushes routed through it (git's own answer), and, live, a dry-run push through it refused
+remote's pushes routed through it (git's own answer), and, live, a push through it refused
 for a protected branch and accepted for a harmless one, to a throwaway repository that has a
 branch: nothing is sent anywhere, nothing moves."""
 import os
@@ -27,8 +27,9 @@ def check_push_guard(ctx):
         return
     problems = []
     python = record.get("python") or ""
-    git = (record.get("tools") or {}).get("git") if isinstance(record.get("tools"), dict) else None
-    if read_regular(os.path.join(ctx.info.ag_home, pushguard.LAUNCHER_NAME)) != pushguard.launcher(python, git):
+    tools = record.get("tools") if isinstance(record.get("tools"), dict) else {}
+    if read_regular(os.path.join(ctx.info.ag_home, pushguard.LAUNCHER_NAME)) != \
+            pushguard.launcher(python, tools.get("git"), ctx.policy, tools.get("cat")):
         problems.append("%s is missing or changed" % ctx.info.display(os.path.join(ctx.info.ag_home,
                                                                                     pushguard.LAUNCHER_NAME)))
     alias = ctx.git(["config", "--get", pushguard.ALIAS_KEY])
@@ -58,7 +59,7 @@ def check_push_guard(ctx):
 
 
 def probe_push_guard(ctx, box, branch, harmless):
-    """(refuse, accept) ProbeResults: dry-run pushes through the helper to a throwaway bare repository."""
+    """(refuse, accept) ProbeResults: pushes through the helper to a throwaway bare repository."""
     target = os.path.join(box.tmp, "push-probe.git")
     rc, _, err = probes.run(["git", "init", "-q", "--bare", target], box.info.top, clean_env())
     if rc != 0:
@@ -72,10 +73,12 @@ def probe_push_guard(ctx, box, branch, harmless):
     if probes.run(seed, box.info.top, box.env)[0] != 0:
         return probes.ProbeResult(False, "could not push a branch to a throwaway repository"), None
     results = []
+    # real pushes, not --dry-run: git sends a dry run's commands nowhere, so the guard, which judges
+    # them on git's own connection, never sees one (the throwaway repository is all that can move)
     for name, refuse in ((branch, True), (harmless, False)):
-        argv = ["git", "-c", "url.%s%s.pushInsteadOf=%s" % (PREFIX, target, target), "push", "--dry-run",
+        argv = ["git", "-c", "url.%s%s.pushInsteadOf=%s" % (PREFIX, target, target), "push",
                 "--no-verify", "--porcelain", target, "%s:refs/heads/%s" % (commit, name)]
         rc, _, err = probes.run(argv, box.info.top, box.env)
-        results.append(probes.judge(rc, err, refuse, "git push --dry-run --no-verify through the push guard to %s"
-                                     % name))
+        results.append(probes.judge(rc, err, refuse, "git push --no-verify through the push guard to %s (a "
+                                     "throwaway repository)" % name))
     return results
