@@ -51,12 +51,17 @@ def test_quick_benchmark_reports_every_goal(quick):
 
 @pytest.mark.slow
 def test_quick_benchmark_gate_passes(quick):
-    """Every gated ratio within its goal x (1 + margin) on this machine: the goals of #30 are met."""
+    """Every gated ratio within its goal (or, for a goal not met yet, the level held: goals.HELD) x (1 +
+    margin) on this machine: no regression beyond noise."""
     proc, report = quick
     if (report.get("transports") or {}).get("skipped", {}).get("ssh") and not under_ci():
         pytest.skip("sshd is not installed: %s" % report["transports"]["skipped"]["ssh"])
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "gate passed" in proc.stdout
+
+
+def _limit(key, goal):
+    return max(goal, goals.HELD.get(key, 0)) * (1 + goals.MARGIN)
 
 
 def _report(check=2.9, plain=2.9, after=1.9, call=5.9, push_new=1.9, push_current=2.9, ssh=1):
@@ -78,17 +83,17 @@ def _report(check=2.9, plain=2.9, after=1.9, call=5.9, push_new=1.9, push_curren
 def test_gate_passes_within_the_goals_and_the_margin():
     assert goals.gate(goals.rows(_report())) == []
     # beyond the goal but within the noise margin: reported as missed, not failed
-    rows = goals.rows(_report(check=3 * (1 + goals.MARGIN) - 0.01))
+    rows = goals.rows(_report(check=_limit("check", 3) - 0.01))
     assert not goals.gate(rows) and not next(r for r in rows if r["path"].startswith("check, a git"))["met"]
     # the wall-clock goals (fleet) are reported, never gated: wall time swings with the machine's load
     assert all(not r["gated"] for r in rows if r["unit"] == "s")
 
 
 @pytest.mark.parametrize("change, failing", [
-    ({"check": 3 * (1 + goals.MARGIN) + 0.01}, "check, a git command"),
-    ({"plain": 4.0}, "check, a command that is not git"),
-    ({"after": 4.0}, "check --after"),
-    ({"call": 9.0}, "whole tool call"),
+    ({"check": _limit("check", 3) + 0.01}, "check, a git command"),
+    ({"plain": _limit("check-plain", 3) + 0.01}, "check, a command that is not git"),
+    ({"after": _limit("after", 2) + 0.01}, "check --after"),
+    ({"call": _limit("call", 6) + 0.01}, "whole tool call"),
     ({"push_new": 3.0}, "push of one new commit"),
     ({"push_current": 4.5}, "up-to-date push"),
     ({"ssh": 2}, "ssh connections"),
@@ -107,7 +112,7 @@ def test_gate_fails_beyond_the_margin(change, failing, tmp_path):
 @pytest.mark.slow
 def test_gate_fails_on_a_check_slowed_down(tmp_path):
     """Measured for real: the runtime's check behind a wrapper that first burns more CPU than the gate
-    allows the whole check (a 100,000-step sh loop: ~80 ms here, 3.75 floors are ~40 ms); the same
+    allows the whole check (a 300,000-step sh loop: ~240 ms here, far past the held level's limit); the same
     measuring the benchmark does must put it beyond the gate."""
     import calls
     import workloads
@@ -116,7 +121,7 @@ def test_gate_fails_on_a_check_slowed_down(tmp_path):
     repo = workloads.Repo(str(tmp_path), "agentguard", env, install_args=("--harness", "claude"))
     real = os.path.join(repo.path, ".git", "agentguard", "check")
     slow = tmp_path / "slow-check"
-    slow.write_text("#!/bin/sh\ni=0\nwhile [ $i -lt 100000 ]; do i=$((i+1)); done\nexec %s \"$@\"\n" % real)
+    slow.write_text("#!/bin/sh\ni=0\nwhile [ $i -lt 300000 ]; do i=$((i+1)); done\nexec %s \"$@\"\n" % real)
     slow.chmod(0o755)
     hot = calls.hot_path(repo.path, env, 7, check=str(slow))
     failed = {row["path"] for row in goals.gate(goals.rows({"hot_path": hot}))}
