@@ -16,13 +16,14 @@ from . import gitexclude, manifest, pushguard, worktrees
 from ..gitaccess.programs import program_settings
 from ..committedconfig import configured_remotes, effective_policy, remote_changes
 from ..errors import AgentguardError
-from ..fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_regular,
+from ..fsops import (InstallLock, contained, copy_exact, file_mode, parents, read_regular,
                      remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
 from ..gitaccess.repo import branch_refs, discover, remote_head_branches
 from ..gitaccess import gitoptions
 from ..harness import hookcommand
-from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
+from .durable import Batch
+from .runtime_files import RUNTIME_DIR, compile_runtime, prime as prime_runtime, runtime_files
 
 HOOK_MODE = 0o755
 
@@ -46,6 +47,13 @@ class Plan:
     request: tuple = ()  # plan_install's arguments, to plan again under the lock
     previous: dict = field(default_factory=dict)  # the manifest found when planning ({} if none)
     worktree: object = None  # worktrees.key_of(info): None for the main worktree
+
+
+def prime():
+    """What the installs of one ``install --all`` share, made once before its workers fork: git's
+    option table (~150 git processes) and the compiled runtime."""
+    gitoptions.table_bytes()
+    prime_runtime()
 
 
 def interpreter():
@@ -300,8 +308,8 @@ def apply_install(plan):
 
 def write_plan(plan, dirs, intent):
     """Carry out ``plan`` under the install lock: stale temp files in ``dirs`` cleared, the
-    ``intent`` manifest first, chained hooks copied, every file written atomically, the runtime
-    compiled, the final manifest last."""
+    ``intent`` manifest first, chained hooks copied, every file written atomically and durably
+    (``durable.Batch``: synced together), the runtime compiled, the final manifest last."""
     from ...hooks.outcome import snapshot
     home = plan.info.ag_home
     for directory in dirs:
@@ -311,12 +319,20 @@ def write_plan(plan, dirs, intent):
     for action in plan.actions:
         if action.kind == "chain":
             copy_exact(action.note, action.path)
-    for action in plan.actions:
-        if action.kind == "write" and action.note != "manifest":
-            atomic_write(action.path, action.data, action.mode)
-        elif action.kind == "remove" and os.path.lexists(action.path):
-            os.unlink(action.path)
-    compile_runtime(os.path.join(home, RUNTIME_DIR))
+    batch = Batch()
+    try:
+        for action in plan.actions:
+            if action.kind == "write" and action.note != "manifest":
+                batch.write(action.path, action.data, action.mode)
+        batch.commit()
+        for action in plan.actions:
+            if action.kind == "remove" and os.path.lexists(action.path):
+                os.unlink(action.path)
+        batch = Batch()
+        compile_runtime(os.path.join(home, RUNTIME_DIR), batch)
+        batch.commit()
+    finally:
+        batch.discard()
     manifest.save(home, plan.record)
     snapshot.adopt_own_writes(home, before)  # what agentguard wrote is no tool call's doing
 
