@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from helpers import AGENTGUARD, agentguard, on_a_terminal
+from helpers import AGENTGUARD, USER_HOOK, agentguard, on_a_terminal
 
 from agentguard.installer.committedconfig import configured_remotes
 from agentguard.installer.doctor import probeshare
@@ -204,3 +204,22 @@ def test_a_durable_batch_lands_whole_or_leaves_no_temp_file(tmp_path):
         batch.commit()
     assert open(tmp_path / "d" / "f1", "rb").read() == b"new"  # renamed before the failure: in place
     assert not [n for n in os.listdir(tmp_path / "d") if n.startswith(".agentguard-tmp-")]
+
+
+def test_a_plan_made_before_another_install_ran_is_made_again_under_the_lock(make_repo, monkeypatch):
+    """apply_install keeps its plan only while the manifest is the one it was planned against: here
+    another install chained the user's hook in between, and the stale plan's "keep the user's hook"
+    step would have chained agentguard's own hook to itself."""
+    from agentguard.installer.setup.install import apply_install, plan_install
+    repo, _ = make_repo(install=False)
+    hook = os.path.join(repo.path, ".git", "hooks", "pre-commit")
+    write(hook, USER_HOOK, 0o755)
+    for key, value in repo.env.items():
+        monkeypatch.setenv(key, value)
+    plan = plan_install(repo.path)
+    assert any(a.kind == "chain" for a in plan.actions)
+    repo.agentguard("install")  # another install, between this plan and its lock
+    apply_install(plan)
+    assert open(hook + ".agentguard-chained", "rb").read() == USER_HOOK
+    assert b"agentguard" in open(hook, "rb").read()
+    assert doctored(repo, None)["hooks.pre-commit"].status == "pass"

@@ -293,9 +293,12 @@ def apply_install(plan):
     completes and uninstall understands (every file is written atomically: old or new, never half).
     Returns the plan that was applied."""
     with InstallLock(plan.info.ag_home):
-        # plan again under the lock: another install or uninstall may have run since this plan was
-        # made, and a stale "keep the user's hook" step would chain our own hook to itself
-        plan = plan_install(*plan.request)
+        # plan again under the lock when another install or uninstall ran since this plan was made (each
+        # writes or removes the manifest first, under this lock): a stale "keep the user's hook" step
+        # would chain our own hook to itself. The same manifest: the plan stands (planning is a third of
+        # an install's time).
+        if (manifest.load(plan.info.ag_home) or {}) != plan.previous:
+            plan = plan_install(*plan.request)
         info = plan.info
         if not plan.actions:
             record_outcome_baseline(info)  # a person's re-run accepts the guard's state as it is now (#29)
