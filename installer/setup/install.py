@@ -22,8 +22,7 @@ from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, rende
 from ..gitaccess.repo import branch_refs, discover, remote_head_branches
 from ..gitaccess import gitoptions
 from ..harness import hookcommand
-from .durable import Batch
-from .runtime_files import RUNTIME_DIR, compile_runtime, prime as prime_runtime, runtime_files
+from .runtime_files import RUNTIME_DIR, prime as prime_runtime, runtime_files, write_and_compile
 
 HOOK_MODE = 0o755
 
@@ -322,20 +321,11 @@ def write_plan(plan, dirs, intent):
     for action in plan.actions:
         if action.kind == "chain":
             copy_exact(action.note, action.path)
-    batch = Batch()
-    try:
-        for action in plan.actions:
-            if action.kind == "write" and action.note != "manifest":
-                batch.write(action.path, action.data, action.mode)
-        batch.commit()
-        for action in plan.actions:
-            if action.kind == "remove" and os.path.lexists(action.path):
-                os.unlink(action.path)
-        batch = Batch()
-        compile_runtime(os.path.join(home, RUNTIME_DIR), batch)
-        batch.commit()
-    finally:
-        batch.discard()
+    write_and_compile([(a.path, a.data, a.mode) for a in plan.actions if a.kind == "write" and a.note != "manifest"],
+                      os.path.join(home, RUNTIME_DIR))
+    for action in plan.actions:
+        if action.kind == "remove" and os.path.lexists(action.path):
+            os.unlink(action.path)
     manifest.save(home, plan.record)
     snapshot.adopt_own_writes(home, before)  # what agentguard wrote is no tool call's doing
 

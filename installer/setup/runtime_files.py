@@ -94,3 +94,19 @@ def _compiled(src, cfile):
         return False
     return len(head) == 16 and head[:4] == importlib.util.MAGIC_NUMBER and head[4:8] == (3).to_bytes(4, "little") \
         and head[8:16] == importlib.util.source_hash(source)
+
+
+def write_and_compile(files, root):
+    """Write ``files`` ([(path, bytes, mode)]) in one durable batch, then compile the runtime under
+    ``root`` (what they put there) in a second: the sources are in place before their .pyc files."""
+    from .durable import Batch
+    batch = Batch()
+    try:
+        for path, data, mode in files:
+            batch.write(path, data, mode)
+        batch.commit()
+        batch = Batch()
+        compile_runtime(root, batch)
+        batch.commit()
+    finally:
+        batch.discard()
