@@ -4,9 +4,13 @@ import marshal
 import os
 import re
 import stat
+import subprocess
+import sys
 from importlib import resources
 
 from ...hooks.outcome.store import write_atomic
+from ...hooks.textsafe import safe
+from ..errors import AgentguardError
 from ..fsops import remove_stale_temps
 
 RUNTIME_DIR = "runtime"
@@ -36,23 +40,49 @@ def runtime_files():
 
 def pyc_bytes(rel, source):
     """The hash-checked .pyc of the runtime module ``rel`` (e.g. ``hooks/main.py``) with ``source``:
-    compiled once per process and named for its place in the runtime, not for one repository, so
-    that every repository an ``install --all`` writes gets the same bytes (``doctor --all`` then
-    probes byte-identical guards once: ``doctor.probeshare``)."""
+    named for its place in the runtime, not for one repository, and compiled with every other module of
+    the runtime in one fresh interpreter (``_compile_all``), so that the bytes depend on the sources and
+    the interpreter alone (marshal writes a string's interned flag, which depends on what the process
+    ran before): every repository, and a re-run after a kill, gets the same bytes."""
     digest = importlib.util.source_hash(source)
     key = (rel, digest)
-    if key not in _PYC:
-        code = compile(source, "agentguard-runtime/" + rel, "exec", dont_inherit=True)
-        # what py_compile writes for CHECKED_HASH: magic, flags (hash-based, checked), source hash, code
-        _PYC[key] = importlib.util.MAGIC_NUMBER + (3).to_bytes(4, "little") + digest + marshal.dumps(code)
+    if key not in _PYC and not _PYC:
+        _compile_all()
+    if key not in _PYC:  # not the package's source: compiled here
+        _PYC[key] = _pyc(digest, marshal.dumps(compile(source, "agentguard-runtime/" + rel, "exec", dont_inherit=True)))
     return _PYC[key]
+
+
+def _pyc(digest, code):
+    # what py_compile writes for CHECKED_HASH: magic, flags (hash-based, checked), source hash, code
+    return importlib.util.MAGIC_NUMBER + (3).to_bytes(4, "little") + digest + code
+
+
+_COMPILER = """import marshal, sys
+out = [marshal.dumps(compile(src, "agentguard-runtime/" + rel.decode(), "exec", dont_inherit=True))
+       for rel, src in marshal.loads(sys.stdin.buffer.read())]
+sys.stdout.buffer.write(marshal.dumps(out))
+"""
+
+
+def _compile_all():
+    """Compile the package's runtime modules in a fresh ``python -I -S`` (the hooks' interpreter)."""
+    items = sorted((rel.encode(), data) for rel, data in runtime_files().items()
+                   if rel.startswith("hooks/") and rel.endswith(".py"))
+    proc = subprocess.run([os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", _COMPILER],
+                          input=marshal.dumps(items), capture_output=True, timeout=300)
+    if proc.returncode != 0:
+        why = safe(proc.stderr.decode("utf-8", "replace"), 300)
+        raise AgentguardError("could not byte-compile the runtime: %s" % why)
+    for (rel, data), code in zip(items, marshal.loads(proc.stdout)):
+        digest = importlib.util.source_hash(data)
+        _PYC[(rel.decode(), digest)] = _pyc(digest, code)
 
 
 def prime():
     """Compile every runtime module now (before ``install --all`` forks its workers: each inherits them)."""
-    for rel, data in runtime_files().items():
-        if rel.startswith("hooks/") and rel.endswith(".py"):
-            pyc_bytes(rel, data)
+    if not _PYC:
+        _compile_all()
 
 
 _COMPILE_TEMP = re.compile(r"\.pyc\.[0-9]+\Z")  # what py_compile left (<name>.pyc.<number>) before agentguard 0.1.1
