@@ -223,3 +223,15 @@ def test_a_plan_made_before_another_install_ran_is_made_again_under_the_lock(mak
     assert open(hook + ".agentguard-chained", "rb").read() == USER_HOOK
     assert b"agentguard" in open(hook, "rb").read()
     assert doctored(repo, None)["hooks.pre-commit"].status == "pass"
+
+
+def test_two_separate_installs_write_the_same_compiled_runtime(make_repo):
+    """The .pyc bytes depend on the sources and the interpreter alone, not on the process that compiled
+    them (a re-run after a killed install completes it byte for byte; doctor --all shares the probes)."""
+    trees = []
+    for name in ("a", "bb"):
+        repo, _ = make_repo(name)
+        runtime = os.path.join(repo.path, ".git", "agentguard", "runtime")
+        trees.append({os.path.relpath(p, runtime): open(p, "rb").read()
+                      for p in glob.glob(os.path.join(runtime, "**", "*.pyc"), recursive=True)})
+    assert trees[0] and trees[0] == trees[1]
