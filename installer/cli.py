@@ -134,8 +134,10 @@ def install(
             return
         if all_:
             from .setup import fleet
-            rows = fleet.install_all(paths or ["."], depth=depth, protect=protect, harnesses=harnesses,
-                                     transport=push_guard, jobs=jobs, dry_run=dry_run)
+            from .setup.progress import reporting
+            with reporting(as_json, "installing") as progress:
+                rows = fleet.install_all(paths or ["."], depth=depth, protect=protect, harnesses=harnesses,
+                                         transport=push_guard, jobs=jobs, dry_run=dry_run, progress=progress)
             raise typer.Exit(fleet.emit(rows, as_json, "install"))
         path = _one_path(paths)
         plan = plan_install(path, protect, harnesses=harnesses, transport=push_guard, shared=shared)
@@ -223,6 +225,10 @@ def doctor(
     depth: int = typer.Option(4, "--depth", min=0, max=20, help=_DEPTH_HELP),
     jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=256, help=_JOBS_HELP),
     no_probes: bool = typer.Option(False, "--no-probes", help="Skip the live probes (faster; proves less)."),
+    probe_each: bool = typer.Option(False, "--probe-each",
+                                    help="With --all: run every probe in every repository (by default the pre-push, "
+                                         "pre-commit and push-guard probes run once per set of repositories whose "
+                                         "guard files are byte-identical; reference-transaction runs in each)."),
 ):
     """Prove, by exercising the real hooks, that the protection works; name every gap."""
     from .doctor import runner
@@ -241,7 +247,10 @@ def doctor(
             raise typer.Exit(0 if d.ok() else 1)
         if all_:
             from .setup import fleet
-            rows = fleet.doctor_all(paths or ["."], depth=depth, live=not no_probes, jobs=jobs, fix=fix)
+            from .setup.progress import reporting
+            with reporting(as_json, "checking") as progress:
+                rows = fleet.doctor_all(paths or ["."], depth=depth, live=not no_probes, jobs=jobs, fix=fix,
+                                        probe_each=probe_each, progress=progress)
             raise typer.Exit(fleet.emit(rows, as_json, "doctor"))
         d = runner.Doctor(_one_path(paths))
         d.run(live=not no_probes)

@@ -259,6 +259,25 @@ def abort_step(cmd):
 
 
 # -- a person at a terminal ------------------------------------------------------------------------
+def on_a_terminal(argv, cwd, env, timeout=120):
+    """(exit status, everything written) of ``argv`` run with stdout and stderr on a pseudo-terminal."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(argv, cwd=cwd, env=dict(env, TERM="xterm", COLUMNS="200"), stdin=subprocess.DEVNULL,
+                            stdout=slave, stderr=slave, close_fds=True)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    return proc.wait(timeout=timeout), out.decode("utf-8", "replace")
+
+
 def allow_on_pty(repo, *args, typed="main", timeout=60):
     """Run `agentguard allow ARGS` on a new pseudo-terminal, type ``typed`` (None: type nothing and
     close the terminal) when it asks; returns (exit status, everything it wrote)."""

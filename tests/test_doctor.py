@@ -1,12 +1,11 @@
 """agentguard doctor: each check is broken on purpose and must be named, with its fix."""
 import json
 import os
-import pty
 import subprocess
 
 import pytest
 
-from helpers import AGENTGUARD, refused, doctor_report
+from helpers import AGENTGUARD, refused, doctor_report, on_a_terminal
 from helpers import tree_snapshot
 
 
@@ -51,21 +50,8 @@ def test_plain_when_piped_rich_in_a_terminal(guarded):
     repo, _ = guarded
     proc = repo.agentguard("doctor")
     assert "PASS probe.reference-transaction" in proc.stdout and "\x1b[" not in proc.stdout
-    master, slave = pty.openpty()
-    p = subprocess.Popen([AGENTGUARD, "doctor"], cwd=repo.path, env=dict(repo.env, TERM="xterm", COLUMNS="200"),
-                         stdout=slave, stderr=slave, close_fds=True)
-    os.close(slave)
-    out = b""
-    while True:
-        try:
-            chunk = os.read(master, 65536)
-        except OSError:
-            break
-        if not chunk:
-            break
-        out += chunk
-    assert p.wait(timeout=60) == 0
-    text = out.decode("utf-8", "replace")
+    rc, text = on_a_terminal([AGENTGUARD, "doctor"], repo.path, repo.env)
+    assert rc == 0
     assert "✓" in text and "PASS" not in text
 
 

@@ -29,11 +29,12 @@ class Doctor:
         self.live = True
         self.notes = []  # what --fix did besides rewriting install's files
 
-    def run(self, live=True):
-        """All checks; ``live=False`` skips the probes (for callers that run inside a hook)."""
+    def run(self, live=True, shared=None):
+        """All checks; ``live=False`` skips the probes (for callers that run inside a hook). ``shared``:
+        doctor --all's ``probeshare.Shared`` (None: every probe runs here)."""
         self.live = live and os.environ.get(probes.NESTED) != "1"
         self.record = manifest.load(self.info.ag_home)
-        ctx = Context(self.info, self.record, self.live)
+        ctx = Context(self.info, self.record, self.live, shared)
         self.checks = ctx.checks
         for _, checks in GROUPS:
             for check in checks:

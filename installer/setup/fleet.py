@@ -24,6 +24,7 @@ from ..errors import AgentguardError
 from ..fsops import read_regular
 from ..gitaccess.gitenv import TIMEOUT, run
 from .hookscripts import is_ours
+from . import fleetrun
 
 # Trees that hold dependencies, builds and caches, not the user's repositories: never searched.
 SKIP_DIRS = frozenset({
@@ -192,23 +193,30 @@ def _unguarded(info, template_on):
     return "NOT protected: not guarded (agentguard is not installed); fix: agentguard install"
 
 
-def _doctor(path, live, fix):
+def _doctor(path, live, fix, shared=None):
     from ..doctor.runner import Doctor, fix as do_fix
     d = Doctor(path)
-    d.run(live=live)
+    d.run(live=live, shared=shared)
     if fix:
         fixed = do_fix(d)
         if fixed or d.notes:
-            d.run(live=live)
+            d.run(live=live, shared=shared)
     return d
 
 
+def _offered(row, shared):
+    """The row, with what its full probes taught the run (``probeshare``: never printed)."""
+    if shared is not None and shared.offer:
+        row["_offer"] = shared.offer
+    return row
+
+
 def _doctor_one(args):
-    repo, live, fix, template_on = args
+    repo, live, fix, template_on, shared = args
     if repo["kind"] != "work":
         return _row(repo, error=repo.get("error"))
     try:
-        return _row(repo, _doctor(repo["path"], live, fix), template_on=template_on)
+        return _offered(_row(repo, _doctor(repo["path"], live, fix, shared), template_on=template_on), shared)
     except (AgentguardError, OSError) as exc:
         return _row(repo, error=str(exc))
     except Exception as exc:  # one repository's surprise must not hide the others' rows
@@ -216,7 +224,7 @@ def _doctor_one(args):
 
 
 def _install_one(args):
-    repo, protect, harnesses, transport, dry_run, template_on = args
+    repo, protect, harnesses, transport, dry_run, template_on, shared = args
     if repo["kind"] != "work":
         return _row(repo, error=repo.get("error"))
     from .install import apply_install, plan_install
@@ -225,7 +233,7 @@ def _install_one(args):
         written = 0
         if not dry_run and plan.actions:
             written = len(apply_install(plan).actions)
-        row = _row(repo, _doctor(repo["path"], True, False), template_on=template_on)
+        row = _offered(_row(repo, _doctor(repo["path"], True, False, shared), template_on=template_on), shared)
         row["warnings"] = [safe(w, 300) for w in plan.warnings]
         if dry_run:
             row["would_write"] = len(plan.actions)
@@ -255,30 +263,34 @@ class Rows(list):
         self.warnings = list(warnings)
 
 
-def _run_all(roots, depth, jobs, work, extra, prime=None):
-    """``prime()`` runs before the workers are forked: what it caches, each worker inherits."""
+def _run_all(roots, depth, jobs, work, extra, prime=None, share=True, progress=None):
+    """``prime()`` runs before the workers are forked: what it caches, each worker inherits. ``share``:
+    the probes of byte-identical guards run once (``doctor.probeshare``); ``progress``: a
+    ``progress.Reporter`` told of each repository done."""
     from ..doctor import runner  # noqa: F401  (imported once here, not once per worker)
     if prime is not None:
         prime()
     with _pool(jobs) as pool:
         repos, warnings = find_repositories(roots, depth, pool)
         template_on = _template_on()
-        rows = list(pool.map(work, [(repo,) + extra + (template_on,) for repo in repos]))
+        args = [(repo,) + extra + (template_on,) for repo in repos]
+        if progress is not None:
+            progress.start(len(args))
+        rows = fleetrun.run(pool, work, args, max(1, jobs or os.cpu_count() or 1), share, progress)
     return Rows(rows, warnings)
 
 
-def install_all(roots, *, depth, protect, harnesses, transport, jobs, dry_run):
+def install_all(roots, *, depth, protect, harnesses, transport, jobs, dry_run, progress=None):
     """Install in every repository under ``roots``, then audit each one (live probes)."""
-    from ..gitaccess import gitoptions
     from . import install  # noqa: F401
-    # git's option table is asked of git once (~150 git processes), not once per worker
+    # git's option table (~150 git processes) and the compiled runtime are made once, not per worker
     return _run_all(roots, depth, jobs, _install_one, (protect, harnesses, transport, dry_run),
-                    prime=gitoptions.table_bytes)
+                    prime=install.prime, progress=progress)
 
 
-def doctor_all(roots, *, depth, live, jobs, fix):
-    """Audit every repository under ``roots``."""
-    return _run_all(roots, depth, jobs, _doctor_one, (live, fix))
+def doctor_all(roots, *, depth, live, jobs, fix, probe_each=False, progress=None):
+    """Audit every repository under ``roots`` (``probe_each``: every probe in every repository)."""
+    return _run_all(roots, depth, jobs, _doctor_one, (live, fix), share=not probe_each, progress=progress)
 
 
 def ok(rows):

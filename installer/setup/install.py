@@ -16,13 +16,13 @@ from . import gitexclude, manifest, pushguard, worktrees
 from ..gitaccess.programs import program_settings
 from ..committedconfig import configured_remotes, effective_policy, remote_changes
 from ..errors import AgentguardError
-from ..fsops import (InstallLock, atomic_write, contained, copy_exact, file_mode, parents, read_regular,
+from ..fsops import (InstallLock, contained, copy_exact, file_mode, parents, read_regular,
                      remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
 from ..gitaccess.repo import branch_refs, discover, remote_head_branches
 from ..gitaccess import gitoptions
 from ..harness import hookcommand
-from .runtime_files import RUNTIME_DIR, compile_runtime, runtime_files
+from .runtime_files import RUNTIME_DIR, prime as prime_runtime, runtime_files, write_and_compile
 
 HOOK_MODE = 0o755
 
@@ -46,6 +46,13 @@ class Plan:
     request: tuple = ()  # plan_install's arguments, to plan again under the lock
     previous: dict = field(default_factory=dict)  # the manifest found when planning ({} if none)
     worktree: object = None  # worktrees.key_of(info): None for the main worktree
+
+
+def prime():
+    """What the installs of one ``install --all`` share, made once before its workers fork: git's
+    option table (~150 git processes) and the compiled runtime."""
+    gitoptions.table_bytes()
+    prime_runtime()
 
 
 def interpreter():
@@ -285,9 +292,12 @@ def apply_install(plan):
     completes and uninstall understands (every file is written atomically: old or new, never half).
     Returns the plan that was applied."""
     with InstallLock(plan.info.ag_home):
-        # plan again under the lock: another install or uninstall may have run since this plan was
-        # made, and a stale "keep the user's hook" step would chain our own hook to itself
-        plan = plan_install(*plan.request)
+        # plan again under the lock when another install or uninstall ran since this plan was made (each
+        # writes or removes the manifest first, under this lock): a stale "keep the user's hook" step
+        # would chain our own hook to itself. The same manifest: the plan stands (planning is a third of
+        # an install's time).
+        if (manifest.load(plan.info.ag_home) or {}) != plan.previous:
+            plan = plan_install(*plan.request)
         info = plan.info
         if not plan.actions:
             record_outcome_baseline(info)  # a person's re-run accepts the guard's state as it is now (#29)
@@ -300,8 +310,8 @@ def apply_install(plan):
 
 def write_plan(plan, dirs, intent):
     """Carry out ``plan`` under the install lock: stale temp files in ``dirs`` cleared, the
-    ``intent`` manifest first, chained hooks copied, every file written atomically, the runtime
-    compiled, the final manifest last."""
+    ``intent`` manifest first, chained hooks copied, every file written atomically and durably
+    (``durable.Batch``: synced together), the runtime compiled, the final manifest last."""
     from ...hooks.outcome import snapshot
     home = plan.info.ag_home
     for directory in dirs:
@@ -311,12 +321,11 @@ def write_plan(plan, dirs, intent):
     for action in plan.actions:
         if action.kind == "chain":
             copy_exact(action.note, action.path)
+    write_and_compile([(a.path, a.data, a.mode) for a in plan.actions if a.kind == "write" and a.note != "manifest"],
+                      os.path.join(home, RUNTIME_DIR))
     for action in plan.actions:
-        if action.kind == "write" and action.note != "manifest":
-            atomic_write(action.path, action.data, action.mode)
-        elif action.kind == "remove" and os.path.lexists(action.path):
+        if action.kind == "remove" and os.path.lexists(action.path):
             os.unlink(action.path)
-    compile_runtime(os.path.join(home, RUNTIME_DIR))
     manifest.save(home, plan.record)
     snapshot.adopt_own_writes(home, before)  # what agentguard wrote is no tool call's doing
 

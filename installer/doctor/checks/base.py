@@ -67,11 +67,12 @@ class Results:
 class Context(Results):
     """What every check reads, and where it records what it found."""
 
-    def __init__(self, info, record, live):
+    def __init__(self, info, record, live, shared=None):
         super().__init__()
         self.info = info  # hooks.layout.Layout: top, hooks_dir, ag_home, ...
         self.record = record  # the install manifest, or None when agentguard is not installed
         self.live = live  # False: no probes (the doctor runs inside a hook or a probe)
+        self.shared = shared  # doctor --all: the probe results of byte-identical guards (probeshare.Shared)
         self.policy = None  # the policy in force, set by the policy group (probes and branches read it)
         self._memo = {}
 

@@ -50,7 +50,7 @@ def check_remotes(ctx):
     if ctx.policy is None or ctx.record is None:
         return
     recorded = ctx.policy.remotes
-    now, _ = configured_remotes(ctx.info)
+    now = remotes_now(ctx)
     if recorded is None:
         if now:  # installed before the first remote was added (a new project), or by an old version
             ctx.add("policy.remotes", "warn", "install recorded no remote, so protected branches follow every remote "
@@ -71,3 +71,6 @@ def check_remotes(ctx):
             "git remote -v   # check each URL is the repository you mean; then: agentguard install")
 
 
+def remotes_now(ctx):
+    """{name: fetch URL} of the remotes the repository's config has now, asked once per run."""
+    return ctx.memo("remotes-now", lambda: configured_remotes(ctx.info)[0])

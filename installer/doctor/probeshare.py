@@ -1,0 +1,131 @@
+"""``doctor --all``: the hook-file probes run once per set of byte-identical guards.
+
+The live probes of one repository start about seven Python hooks. Three of the four experiments
+(``probe.pre-push``, ``probe.pre-commit``, ``probe.push-guard``) execute files the guard owns with a
+fixed input: the hook scripts, the runtime copy (sources and compiled ``.pyc``), the policy snapshot,
+the launchers, the break-glass grants. ``fingerprint`` hashes every one of those files (name, type,
+mode and bytes) as they are when the probe runs. Within ONE ``doctor --all`` run, a repository whose
+fingerprint equals that of a repository probed before it, where those three probes passed, takes their
+results instead of running them again; what the repository's own state decides stays per repository:
+
+* ``probe.reference-transaction`` runs in every repository, through git, as always: git reads that
+  repository's config to find and run its hook, which runs its runtime over its refs, config and grants;
+* every static check (hook bytes against the record, executable bits, where git reads hooks, the
+  runtime's bytes, the push guard's alias and launcher, the remotes) runs in every repository.
+
+Nothing is kept between runs (the results live in the parent process of one run, passed to its
+workers), so there is no cache an agent could write; a fingerprint that differs in any byte, a probe
+that did not pass, or a file that changed while its repository was probed means the probes run there.
+``doctor`` on one repository (and ``doctor --all --probe-each``) runs every probe everywhere.
+"""
+import hashlib
+import json
+import os
+import stat
+
+from ...hooks.audit import LOG_NAME
+from ...hooks.policy import MAX_POLICY_FILE, POLICY_FILE, Policy, PolicyError
+from ..setup.pushguard import BEFORE_NAME
+from ...hooks.outcome.store import DIR as OUTCOME_DIR
+from ...hooks.saferead import read_regular
+
+SHARED = ("probe.pre-push", "probe.pre-commit", "probe.push-guard")
+# In the guard's home, what no hook-file probe reads: the log probes append to (and the doctor cuts
+# again), install's lock, the after-check's snapshots. The manifest holds this repository's paths; the
+# runtime only asks whether it exists, and the doctor's use of it (is the push guard on) is hashed apart.
+# install's copy of the config from before the push guard's entries is read by uninstall alone.
+NOT_READ = frozenset({LOG_NAME, "lock", OUTCOME_DIR, BEFORE_NAME})
+MANIFEST = "manifest.json"
+HOOKS = ("pre-push", "pre-commit")  # and their ``.legacy`` (the pre-commit framework moves ours there)
+LIMIT = 64 * 1024 * 1024
+AS_CONFIGURED = "\0as configured"  # no URL has a NUL
+
+
+def fingerprint(info, record, remotes_now):
+    """sha256 over the files the shared probes execute or read, or None when one cannot be read.
+    ``remotes_now``: {name: fetch URL} as the repository's config has them (see ``policy_form``)."""
+    digest = hashlib.sha256()
+    digest.update(b"transport=%d\n" % ((record or {}).get("transport") is not False))
+    for hook in HOOKS:
+        for name in (hook, hook + ".legacy"):
+            if not _add(digest, "hooks/" + name, os.path.join(info.hooks_dir, name)):
+                return None
+    home = info.ag_home
+    digest.update(b"manifest=%d\n" % os.path.lexists(os.path.join(home, MANIFEST)))
+    for folder, dirs, files in os.walk(home):
+        rel = os.path.relpath(folder, home)
+        if rel == ".":
+            dirs[:] = [d for d in dirs if d not in NOT_READ]
+            files = [f for f in files if f not in NOT_READ and f != MANIFEST]
+        dirs.sort()
+        for name in sorted(files + [d for d in dirs if os.path.islink(os.path.join(folder, d))]):
+            path = os.path.join(folder, name)
+            form = policy_form(path, remotes_now) if rel == "." and name == POLICY_FILE else None
+            if form is not None:
+                digest.update(b"policy %d\n" % len(form) + form)
+            elif not _add(digest, os.path.join("home", rel, name), path):
+                return None
+    return digest.hexdigest()
+
+
+def policy_form(path, remotes_now):
+    """The policy snapshot with each recorded remote's URL replaced by a mark when it is the URL the
+    repository's config gives that remote now: the URL is the repository's own (every repository's
+    origin is elsewhere) and what the runtime does with it is compare it with that config (which the
+    per-repository ``probe.reference-transaction`` and ``policy.remotes`` see). None (hash the bytes)
+    unless the file is exactly what install writes for the policy it holds."""
+    data = read_regular(path, MAX_POLICY_FILE + 1)
+    try:
+        parsed = json.loads(data) if data is not None else None
+        policy = Policy.from_json(parsed)
+    except (ValueError, PolicyError):
+        return None
+    if policy.dumps().encode() != data:
+        return None
+    out = policy.to_json()
+    if policy.remotes is not None:
+        out["remotes"] = {name: AS_CONFIGURED if remotes_now.get(name) == url else url
+                          for name, url in policy.remotes.items()}
+    return json.dumps(out, sort_keys=True).encode()
+
+
+def _add(digest, label, path):
+    """Hash one entry: absent, a link (its target), a regular file (mode and bytes) or something else
+    (never opened). False when a regular file cannot be read whole."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        digest.update(b"absent %s\n" % os.fsencode(label))
+        return True
+    except OSError:
+        return False
+    if stat.S_ISLNK(st.st_mode):
+        digest.update(b"link %s %s\n" % (os.fsencode(label), os.fsencode(os.readlink(path))))
+        return True
+    if not stat.S_ISREG(st.st_mode):
+        digest.update(b"other %s %o\n" % (os.fsencode(label), st.st_mode))
+        return True
+    data = read_regular(path, LIMIT + 1)
+    if data is None or len(data) > LIMIT:
+        return False
+    digest.update(b"file %s %o %d\n" % (os.fsencode(label), stat.S_IMODE(st.st_mode), len(data)))
+    digest.update(data)
+    return True
+
+
+class Shared:
+    """What one ``doctor --all`` run learnt: {fingerprint: (repository, {check id: summary})} of the
+    shared probes that passed. ``offer`` is what a repository probed in full hands back."""
+
+    def __init__(self, known=None):
+        self.known = dict(known or {})
+        self.offer = None
+
+    def lookup(self, key):
+        return self.known.get(key) if key else None
+
+    def learnt(self, key, path, results):
+        """Offer the passing shared probes of a repository probed in full, if its files did not change."""
+        passed = {cid: detail for cid, ok, detail in results if cid in SHARED and ok}
+        if key and passed:
+            self.offer = (key, path, passed)

@@ -1,0 +1,68 @@
+"""Many files written durably at once: what install writes into one repository.
+
+Each file still lands atomically (a temp file beside it, renamed over it: the old bytes or the new,
+never half) and durably (its data is on disk before the rename that names it is, and every directory
+a rename changed is synced), but the syncs are grouped: all temp files are written first, then synced
+at once (``sync(2)``: on Linux it returns once everything is written), then all are renamed in
+order, then each directory is synced once. An ``fsync`` per file (~230 with the compiled runtime) and
+per file's directory, one after the other, was most of an install's wall time on a busy disk."""
+import os
+
+from ...hooks.outcome.store import fsync_dir
+
+
+FEW = 4  # up to this many files, each is synced on its own; beyond, one sync(2) is cheaper
+
+
+class Batch:
+    """``write(path, data, mode)`` now, in place only once ``commit()`` returns."""
+
+    def __init__(self):
+        self.items = []  # (temp file, its path) not renamed yet
+        self.renamed = set()  # the directories a rename changed
+
+    def write(self, path, data, mode=0o644):
+        directory = os.path.dirname(path)
+        os.makedirs(directory, exist_ok=True)
+        while True:
+            tmp = os.path.join(directory, ".agentguard-tmp-" + os.urandom(4).hex())  # fsops.TEMP_NAME
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                break
+            except FileExistsError:
+                continue
+        self.items.append((tmp, path))  # before writing: a failure removes it (discard)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, mode)
+
+    def commit(self):
+        """Sync every temp file, rename each over its path (in the order written), sync each directory."""
+        try:
+            if len(self.items) > FEW:
+                os.sync()  # one flush for them all (Linux waits for it to finish)
+            for tmp, _ in self.items if len(self.items) <= FEW else ():
+                fd = os.open(tmp, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            while self.items:
+                tmp, path = self.items[0]
+                os.replace(tmp, path)
+                self.items.pop(0)
+                self.renamed.add(os.path.dirname(path))
+        finally:
+            self.discard()
+        for directory in sorted(self.renamed):
+            fsync_dir(directory)
+
+    def discard(self):
+        """Remove the temp files not renamed (a failure midway: what is in place stays)."""
+        for tmp, _ in self.items:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+        self.items = []
+
