@@ -87,6 +87,41 @@ class InstallLock:
         os.close(self.fd)
 
 
+class UserFilesLock:
+    """One install at a time writes the files several repositories share (a harness's trust entries in
+    the user's home, such as ``$CODEX_HOME/config.toml``): ``install --all`` runs installs side by side,
+    and two read-modify-writes of one file lose an update. An ``flock`` on the home folder itself (no
+    file of ours there); no lock where the home cannot be opened."""
+
+    def __init__(self, wait=120.0):
+        self.wait = wait
+        self.fd = None
+
+    def __enter__(self):
+        import fcntl
+        import time
+        try:
+            self.fd = os.open(os.path.expanduser("~"), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+        except OSError:
+            return self
+        deadline = time.monotonic() + self.wait
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return self
+            except OSError:
+                if time.monotonic() > deadline:
+                    os.close(self.fd)
+                    self.fd = None
+                    raise AgentguardError("another agentguard install is writing the files in your home "
+                                          "folder; try again when it has finished")
+                time.sleep(0.02)
+
+    def __exit__(self, *exc):
+        if self.fd is not None:
+            os.close(self.fd)
+
+
 def contained(root, rel):
     """The path of ``rel`` below ``root``, refusing anything that would leave it.
 

@@ -235,3 +235,20 @@ def test_two_separate_installs_write_the_same_compiled_runtime(make_repo):
         trees.append({os.path.relpath(p, runtime): open(p, "rb").read()
                       for p in glob.glob(os.path.join(runtime, "**", "*.pyc"), recursive=True)})
     assert trees[0] and trees[0] == trees[1]
+
+
+def test_installs_side_by_side_keep_every_repositorys_trust_in_the_shared_user_file(make_repo, tmp_path, env):
+    """install --all runs installs side by side; Codex's trust entries for all of them go into one file in
+    the user's home (read, modified, written): none may be lost (fsops.UserFilesLock, a plan made again
+    under it). Without the lock, 3 of 4 repositories were left NOT protected (adapters.codex)."""
+    for i in range(6):
+        make_repo("side/r%d" % i, install=False)
+    root = tmp_path / "side"
+    proc = agentguard("install", "--all", str(root), "--harness", "codex", "--jobs", "4", "--json", cwd=str(root),
+                      env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    config = open(os.path.join(env["HOME"], ".codex", "config.toml")).read()
+    for i in range(6):
+        assert str(root / ("r%d" % i)) in config, config
+    proc = agentguard("doctor", "--all", str(root), "--json", cwd=str(root), env=env, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:]

@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass, field
 
 from ...hooks.policy import POLICY_FILE, Policy, PolicyError, load_policy
+from ...hooks.guardpaths import inside
 from ...hooks.textsafe import safe
 from ...hooks.version import VERSION
 from ..harness.descriptor import PlanStep
@@ -16,7 +17,7 @@ from . import gitexclude, manifest, pushguard, worktrees
 from ..gitaccess.programs import program_settings
 from ..committedconfig import configured_remotes, effective_policy, remote_changes
 from ..errors import AgentguardError
-from ..fsops import (InstallLock, contained, copy_exact, file_mode, parents, read_regular,
+from ..fsops import (InstallLock, UserFilesLock, contained, copy_exact, file_mode, parents, read_regular,
                      remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
 from ..gitaccess.repo import branch_refs, discover, remote_head_branches
@@ -291,12 +292,13 @@ def apply_install(plan):
     previous install wrote as well, so a kill at any moment leaves a state that a re-run of install
     completes and uninstall understands (every file is written atomically: old or new, never half).
     Returns the plan that was applied."""
-    with InstallLock(plan.info.ag_home):
+    with InstallLock(plan.info.ag_home), UserFilesLock():
         # plan again under the lock when another install or uninstall ran since this plan was made (each
         # writes or removes the manifest first, under this lock): a stale "keep the user's hook" step
         # would chain our own hook to itself. The same manifest: the plan stands (planning is a third of
-        # an install's time).
-        if (manifest.load(plan.info.ag_home) or {}) != plan.previous:
+        # an install's time), unless it writes a file outside this repository, which another
+        # repository's install (``install --all``: side by side) may have written since.
+        if (manifest.load(plan.info.ag_home) or {}) != plan.previous or _writes_outside(plan):
             plan = plan_install(*plan.request)
         info = plan.info
         if not plan.actions:
@@ -306,6 +308,13 @@ def apply_install(plan):
                    worktrees.intent(plan.record, plan.previous, plan.worktree))
         record_outcome_baseline(info)
     return plan
+
+
+def _writes_outside(plan):
+    """The plan writes a file outside this repository's work tree and git dir (a user-level file)."""
+    info = plan.info
+    mine = [d for d in (info.top, info.common_dir, info.ag_home) if d]
+    return any(a.kind == "write" and not any(inside(a.path, d) for d in mine) for a in plan.actions)
 
 
 def write_plan(plan, dirs, intent):
