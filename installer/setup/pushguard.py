@@ -32,8 +32,12 @@ ALIAS_KEY = "alias.remote-" + SCHEME
 # worktree's (a commondir file) or the caller's GIT_COMMON_DIR says otherwise: then git is asked.
 # The launcher is read into the alias's own shell (one shell start less; it knows it was by $0),
 # only while it is executable, as when it was run.
+# A launcher that is gone says so (a push failing without a word is no answer); git appends "$@" to
+# the alias, so it ends with the launcher's own command.
 ALIAS = ('!d=${GIT_DIR-}; { [ -n "$d" ] && [ -z "${GIT_COMMON_DIR-}" ] && [ ! -e "$d/commondir" ]; } || '
-         'd=$(git rev-parse --git-common-dir) && [ -x "$d/agentguard/push-guard" ] && . "$d/agentguard/push-guard"')
+         'd=$(git rev-parse --git-common-dir) || exit 1; [ -x "$d/agentguard/push-guard" ] || { echo "agentguard: '
+         'the push guard\'s launcher $d/agentguard/push-guard is missing; run agentguard install (or agentguard '
+         'uninstall) to repair git\'s pushes" >&2; exit 1; }; . "$d/agentguard/push-guard"')
 LAUNCHER_NAME = "push-guard"
 BEFORE_NAME = "config.before"
 CATCH_ALL = PREFIX + PREFIX  # the base of the catch-all rule: the helper resolves what follows it
