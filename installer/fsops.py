@@ -58,6 +58,23 @@ def copy_exact(src, dst):
     atomic_write(dst, data, file_mode(src))
 
 
+def _flock_within(fd, wait, pause, busy):
+    """An exclusive ``flock`` on ``fd``, tried until ``wait`` seconds have passed; then ``fd`` is closed
+    and AgentguardError(``busy``) raised."""
+    import fcntl
+    import time
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                os.close(fd)
+                raise AgentguardError(busy)
+            time.sleep(pause)
+
+
 class InstallLock:
     """``<ag_home>/lock``: one install or uninstall at a time per repository."""
 
@@ -67,21 +84,11 @@ class InstallLock:
         self.fd = None
 
     def __enter__(self):
-        import fcntl
-        import time
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.wait
-        while True:
-            try:
-                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except OSError:
-                if time.monotonic() > deadline:
-                    os.close(self.fd)
-                    raise AgentguardError("another agentguard install or uninstall is running in this "
-                                          "repository; try again when it has finished")
-                time.sleep(0.05)
+        _flock_within(self.fd, self.wait, 0.05, "another agentguard install or uninstall is running in this "
+                                               "repository; try again when it has finished")
+        return self
 
     def __exit__(self, *exc):
         os.close(self.fd)
@@ -98,24 +105,14 @@ class UserFilesLock:
         self.fd = None
 
     def __enter__(self):
-        import fcntl
-        import time
         try:
-            self.fd = os.open(os.path.expanduser("~"), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+            fd = os.open(os.path.expanduser("~"), os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
         except OSError:
             return self
-        deadline = time.monotonic() + self.wait
-        while True:
-            try:
-                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return self
-            except OSError:
-                if time.monotonic() > deadline:
-                    os.close(self.fd)
-                    self.fd = None
-                    raise AgentguardError("another agentguard install is writing the files in your home "
-                                          "folder; try again when it has finished")
-                time.sleep(0.02)
+        _flock_within(fd, self.wait, 0.02, "another agentguard install is writing the files in your home "
+                                           "folder; try again when it has finished")
+        self.fd = fd
+        return self
 
     def __exit__(self, *exc):
         if self.fd is not None:
