@@ -15,6 +15,14 @@ QUIET = ("import sys; sys.path.insert(0, %r); from hooks.outcome.unchanged impor
          "print(nothing_to_undo('.'))")
 
 
+def not_quiet_and_repaired(repo):
+    """The shortcut says no, and the full after-check repairs: its report."""
+    assert not quiet(repo)
+    status, report = after(repo)
+    assert report["decision"] == "repaired", report
+    return report
+
+
 def quiet(repo):
     """What the runtime copy's shortcut says in ``repo`` (True: nothing to undo), run as the hook runs it."""
     runtime = os.path.join(repo.path, ".git", "agentguard", "runtime")
@@ -52,9 +60,7 @@ def test_a_hook_rewritten_with_its_size_and_mtime_kept_is_restored(guarded):
         fh.write(forged)
     os.utime(hook, ns=(st.st_atime_ns, st.st_mtime_ns))
     assert os.stat(hook).st_size == st.st_size and os.stat(hook).st_mtime_ns == st.st_mtime_ns
-    assert not quiet(repo)
-    status, report = after(repo)
-    assert report["decision"] == "repaired", report
+    not_quiet_and_repaired(repo)
     with open(hook, "rb") as fh:
         assert fh.read() == original
 
@@ -67,9 +73,7 @@ def test_a_moved_main_is_not_unchanged(guarded):
     with open(os.path.join(repo.path, ".git", "refs", "heads", "main"), "w") as fh:
         fh.write(feat + "\n")  # by hand: no hook sees it
     assert repo.rev("main") == feat
-    assert not quiet(repo)
-    status, report = after(repo)
-    assert report["decision"] == "repaired", report
+    not_quiet_and_repaired(repo)
     assert repo.rev("main") == main
 
 
@@ -78,9 +82,7 @@ def test_a_config_entry_set_is_not_unchanged(guarded):
     pre_check(repo, "ls")
     with open(os.path.join(repo.path, ".git", "config"), "a") as fh:
         fh.write("[core]\n\thooksPath = /dev/null\n")
-    assert not quiet(repo)
-    status, report = after(repo)
-    assert report["decision"] == "repaired", report
+    not_quiet_and_repaired(repo)
     assert repo.run("config", "--get", "core.hooksPath", check=False).stdout == ""
 
 
@@ -103,9 +105,7 @@ def test_a_forged_snapshot_that_records_the_damage_does_not_pass(guarded):
     proc = subprocess.run([sys.executable, "-I", "-S", "-B", "-c", forge], cwd=repo.path, env=repo.env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    assert not quiet(repo)
-    status, report = after(repo)
-    assert report["decision"] == "repaired", report
+    not_quiet_and_repaired(repo)
     with open(hook, "rb") as fh:
         assert fh.read() == original
 
@@ -130,9 +130,7 @@ def test_a_hard_link_to_main_is_not_unchanged(guarded):
     if not os.path.exists(main):
         repo.run("update-ref", "refs/heads/main", repo.rev("main"))
     os.link(main, os.path.join(repo.path, "main-link"))
-    assert not quiet(repo)
-    status, report = after(repo)
-    assert report["decision"] == "repaired", report
+    not_quiet_and_repaired(repo)
     assert os.stat(main).st_nlink == 1
 
 
