@@ -6,6 +6,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+ANSWERED = 40  # check's status + 40 when the caller asks for it (AGENTGUARD_ANSWERED=1): 40 allow, 42 block
 sys.path.insert(0, HERE)
 
 if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it does not need
@@ -16,13 +17,18 @@ if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it
     gc.set_threshold(20000, 20, 20)
     from hooks.analyser.check import main  # noqa: E402
 
+    # A caller that sets AGENTGUARD_ANSWERED=1 (the harness hook) reads ANSWERED + the status: only an
+    # answer of this runtime has it. A launcher that is empty or cut short exits 0 (sh runs what is
+    # left of it), which the harnesses take as allow; the caller then knows nothing answered.
+    answered = os.environ.pop("AGENTGUARD_ANSWERED", None) == "1"
     status = main(sys.argv[2:])
+    status = status if isinstance(status, int) else 1
     # Every tool call runs this twice: its answer written, end here, without the interpreter's
     # tear-down of every module and object (~2 ms of CPU). Nothing of it is left running: every git
     # it started was waited for, and it keeps no file open for writing.
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(status if isinstance(status, int) else 1)
+    os._exit(ANSWERED + status if answered else status)
 if sys.argv[1:2] == ["push-relay"]:  # the push guard on git's own connection to a local path
     from hooks.pushguard.relay import main as relay  # noqa: E402
 

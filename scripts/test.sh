@@ -6,7 +6,11 @@
 #   apt: shellcheck and posh, when missing (tests/test_lint.py lints the hook scripts install writes;
 #        tests/test_platforms.py runs the backstop's tables under posh with /proc hidden, as root);
 #        openssh-server and lighttpd (tests/gitservers.py: real ssh and smart-HTTP servers on 127.0.0.1);
-#        fuse3 and libfuse2 (tests/casefs.py: a case-insensitive file system, as macOS and Windows have)
+#        fuse3 and libfuse2 (tests/casefs.py: a case-insensitive file system, as macOS and Windows have);
+#        eatmydata: the suite runs under it (fsync and sync are no-ops). No test can see durability (none
+#        cuts the power; the crash-safety tests kill processes, whose writes the page cache keeps), and
+#        install's sync(2) waits for every dirty page of the machine: on a busy disk most of the wall
+#        time. tests/test_bench.py measures without it.
 #   .venv-hermes   hermes-agent from PyPI      .venv-gptme   gptme from PyPI
 #   .venv-precommit-min   pre-commit 3.2.0, the minimum .pre-commit-hooks.yaml declares
 #   tests/node     pi, husky and the five harness CLIs (Claude Code, Codex, Gemini CLI, OpenCode, Copilot CLI) from npm
@@ -24,6 +28,7 @@ command -v posh >/dev/null 2>&1 || missing="$missing posh"
 # a case-folding FUSE mount (tests/casefs.py with fusepy, which loads libfuse2; fusermount from fuse3)
 command -v fusermount >/dev/null 2>&1 || missing="$missing fuse3"
 ldconfig -p 2>/dev/null | grep -q 'libfuse\.so\.2 ' || missing="$missing libfuse2"
+command -v eatmydata >/dev/null 2>&1 || missing="$missing eatmydata"
 if [ -n "$missing" ]; then
 	sudo=""
 	[ "$(id -u)" = 0 ] || sudo="sudo"
@@ -50,7 +55,7 @@ for which in $gits; do
 	*) echo "AGENTGUARD_TEST_GITS: unknown git '$which'" >&2; exit 2 ;;
 	esac
 	echo "== the whole suite against $(PATH="$path" git --version)"
-	PATH="$path" AGENTGUARD_TEST_LATER_GIT=$later .venv/bin/python -m pytest "$@" || status=$?
+	PATH="$path" AGENTGUARD_TEST_LATER_GIT=$later eatmydata .venv/bin/python -m pytest "$@" || status=$?
 	later=1
 done
 exit "$status"

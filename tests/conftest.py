@@ -88,9 +88,52 @@ def decide(table_repo):
     os.environ.update(saved)
 
 
+# -- what runs against one git only (scripts/test.sh: the first pass) ------------------------------
+# Besides the modules marked one_git themselves (docs, lint, packaging, the benchmark, crash safety of
+# agentguard's own file writes, the posh/no-/proc platform runs), these groups. Each proves a layer
+# above git whose git-dependent half runs on every git in the module named with it; what varies with
+# git's version (the analyser's reading of a command, the after-check's undo, the hooks' refusals)
+# is not what these add.
+ONE_GIT_GROUPS = {
+    # The harnesses' side of the hook protocol, with their real binaries (Claude Code, Codex, Gemini CLI,
+    # Copilot CLI, OpenCode, Kilo, Qwen, Cline, pi, Hermes, gptme): that the binary runs the hook command
+    # install wrote, obeys its exit status or JSON, and shows the reason to the model. The same hook
+    # commands, run by sh against the runtime copy with each harness's payloads, refuse, allow, undo and
+    # tell on every git in test_harness_settings (every harness in settingsfile.NAMES).
+    "harness binaries": ("test_harness_e2e.py", "test_harness_claude_current.py", "test_harness_five_current.py",
+                         "test_adapters.py"),
+    # Each harness's published payload shapes and its own files (hook entries merged into its settings,
+    # doctor's reading of its switches, uninstall byte for byte): JSON and files, not git. The decisions on
+    # those payloads' commands are the analyser's (test_check_table, test_command_classes), the undo the
+    # after-check's (test_outcome), the hook command's answers per harness test_harness_settings': every git.
+    "harness payloads and files": ("test_harness_published.py", "test_harness_published_ide.py",
+                                   "test_harness_cline.py", "test_harness_claude_shaped.py",
+                                   "test_harness_plugins.py"),
+    # The pre-commit framework installing agentguard's .pre-commit-hooks.yaml entries into its own
+    # environments (try-repo, pre-commit 3.2.0 and current): the manifest and entry points. The verdicts
+    # of the hooks it runs are the backstop's (test_refuse, test_keep_working: every git); the framework's
+    # commits and pushes through git's hooks (the rest of test_precommit_framework) run on every git.
+    "pre-commit manifest": ("test_precommit_framework.py::test_pre_commit_try_repo_refuses_a_commit_on_main",),
+}
+
+
+def _one_git_group(item):
+    name = item.path.name
+    for members in ONE_GIT_GROUPS.values():
+        for member in members:
+            module, _, test = member.partition("::")
+            if name == module and (not test or item.originalname == test):
+                return True
+    return False
+
+
 def pytest_collection_modifyitems(config, items):
-    """On scripts/test.sh's later passes (another git, AGENTGUARD_TEST_LATER_GIT=1), leave out the tests
-    marked one_git: they ran against the first git and their outcome does not depend on its version."""
+    """Marks the ONE_GIT_GROUPS one_git. On scripts/test.sh's later passes (another git,
+    AGENTGUARD_TEST_LATER_GIT=1), leaves out the tests marked one_git: they ran against the first git
+    and what they prove does not depend on its version."""
+    for item in items:
+        if _one_git_group(item):
+            item.add_marker(pytest.mark.one_git)
     if os.environ.get("AGENTGUARD_TEST_LATER_GIT") != "1":
         return
     once = [item for item in items if item.get_closest_marker("one_git")]

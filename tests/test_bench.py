@@ -23,11 +23,21 @@ GATED = {"check, a git command (`check --hook claude`)", "check, a command that 
          "push of one new commit (local path)", "up-to-date push (local path)", "ssh connections per guarded push"}
 
 
+def real_syncs():
+    """This environment without libeatmydata (scripts/test.sh runs the suite under eatmydata, which makes
+    fsync and sync no-ops): the benchmark measures what a user's fsync costs."""
+    env = dict(os.environ)
+    kept = [lib for lib in env.pop("LD_PRELOAD", "").replace(":", " ").split() if "eatmydata" not in lib]
+    if kept:
+        env["LD_PRELOAD"] = " ".join(kept)
+    return env
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "bench.json"
     proc = subprocess.run([sys.executable, os.path.join(BENCH, "run.py"), "--quick", "--gate", "--json", str(out)],
-                          capture_output=True, text=True, timeout=900)
+                          capture_output=True, text=True, timeout=900, env=real_syncs())
     assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
     return proc, json.loads(out.read_text())
 

@@ -145,6 +145,20 @@ def test_after_check_puts_back_the_local_remotes_main(guarded, how):
     assert repo.rev("main") == main and repo.rev("origin/main") == main
 
 
+def test_a_remotes_main_made_symbolic_is_put_back_itself_not_through_its_target(guarded):
+    """The call points the remote's main at another branch (a symbolic ref): main is put back as a plain
+    ref, and the branch it pointed to is left where the call put it (update-ref --no-deref; without it
+    git would move that branch instead, and main would stay an alias of a branch anyone may move)."""
+    repo, bare, main, feat = world(guarded)
+    command = "git push -q origin feat && git --git-dir={R} symbolic-ref refs/heads/main refs/heads/feat"
+    assert call(repo, command.replace("{R}", bare.path)).returncode == 0
+    assert (bare.rev("main"), bare.rev("feat")) == (feat, feat)  # the damage is real
+    status, report = after(repo)
+    assert status == 3 and report["decision"] == "repaired", report
+    assert bare.run("symbolic-ref", "-q", "refs/heads/main", check=False).returncode == 1  # a plain ref again
+    assert (bare.rev("main"), bare.rev("feat")) == (main, feat)
+
+
 def test_remote_put_back_before_the_local_refs_are_judged(guarded):
     """The local refs check believes ``origin/main`` when the remote advertises it: a call that writes
     the remote's main and then fetches and fast-forwards local main to it leaves both put back."""

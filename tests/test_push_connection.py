@@ -250,3 +250,43 @@ def test_a_protected_pattern_is_matched_by_the_shell_as_by_the_runtime(tmp_path,
     assert _starts(log) == ["push-relay"]
     assert repo.run("push", "origin", "feat:releasex").returncode == 0 and bare.rev("refs/heads/releasex")
     assert _starts(log) == ["push-relay"]
+
+
+@pytest.mark.parametrize("rule", ["protocol.file.allow=never", "protocol.allow=never", "-c protocol.file.allow=never",
+                                  "GIT_ALLOW_PROTOCOL=ssh", "GIT_PROTOCOL_FROM_USER=0"])
+def test_a_protocol_rule_of_the_users_stops_a_local_push_as_it_stops_git(local, tmp_path, rule):
+    """git applies protocol.file.allow (and protocol.allow, GIT_ALLOW_PROTOCOL, GIT_PROTOCOL_FROM_USER)
+    to a push to a local path: the same push through the guard ends as git's own (the unguarded seed
+    clone) ends, a new commit and an up-to-date push alike: refused, nothing moved. With a rule that
+    allows it, both push."""
+    repo, bare, log = local
+    seed = Git(str(tmp_path / "seed"), repo.env)
+
+    def push(who, spec):
+        args, env = ["push", "-q"], dict(who.env)
+        if rule.startswith("-c "):
+            args = ["-c", rule[3:]] + args
+        elif rule.startswith("GIT_"):
+            env.update([rule.split("=")])
+        proc = subprocess.run(["git"] + args + [bare.path if who is seed else "origin", spec], cwd=who.path,
+                              env=env, capture_output=True, text=True, timeout=120)
+        return proc.returncode
+
+    if rule.startswith("protocol."):
+        for who in (seed, repo):
+            who.run("config", *rule.split("="))
+    repo.commit("feature work")
+    before = bare.rev("refs/heads/feat")
+    assert bare.rev("refs/heads/feat") == seed.rev("HEAD") and push(seed, "HEAD:refs/heads/feat") != 0
+    seed.commit("control")
+    assert push(seed, "HEAD:refs/heads/ctl") != 0  # git's own: up to date or not, refused
+    assert bare.run("rev-parse", "-q", "--verify", "refs/heads/ctl", check=False).returncode != 0
+    assert push(repo, "feat") != 0 and bare.rev("refs/heads/feat") == before
+    repo.run("reset", "-q", "--hard", "HEAD~")
+    assert push(repo, "feat") != 0  # up to date: refused all the same
+    if rule.startswith("protocol."):
+        for who in (seed, repo):
+            who.run("config", rule.split("=")[0], "always")
+        repo.commit("allowed")
+        assert push(seed, "HEAD:refs/heads/ctl") == 0 and push(repo, "feat") == 0
+        assert bare.rev("refs/heads/feat") == repo.rev("feat")

@@ -207,9 +207,9 @@ def _undo_refs(where, gd, old, new, report, files):
             name = "%s%s-%s" % (RESCUED, ref[len("refs/heads/"):], time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()))
             if _git(gd, ["update-ref", "-m", "agentguard: rescued", name, now, "0" * 40]):
                 kept = "; its commits are on %s there" % name
-        args = ["update-ref", "-m", "agentguard: put back"]
+        args = ["update-ref", "--no-deref", "-m", "agentguard: put back"]  # a ref made symbolic: itself, not its target
         args += [ref, was, now or "0" * 40] if was is not None else ["-d", ref, now]
-        if _git(gd, args) or (was is not None and _git(gd, ["update-ref", ref, was])):
+        if _git(gd, args) or (was is not None and _git(gd, ["update-ref", "--no-deref", ref, was])):
             report.add("ref", "put protected branch %s back to %s (the call moved it to %s by writing into that "
                        "repository%s)" % (shown, (was or "nothing")[:12], (now or "nothing")[:12], kept),
                        ref=gd + ":" + ref, old=was or "", new=now or "")

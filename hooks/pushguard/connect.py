@@ -51,7 +51,7 @@ def git_rules(env=None):
     protocol.*), asked of git; None when git applies something here not done: a protocol allow
     rule or protocol version 1 (0 and 2 mean v0 for receive-pack, as here)."""
     env = os.environ if env is None else env
-    if env.get("GIT_ALLOW_PROTOCOL") is not None:
+    if env.get("GIT_ALLOW_PROTOCOL") is not None or env.get("GIT_PROTOCOL_FROM_USER") is not None:
         return None
     rc, out = gitio.run(["config", "-z", "--get-regexp", r"^(core\.sshcommand|ssh\.variant|protocol\..*)$"])
     config = {}

@@ -28,6 +28,12 @@ case $ag_url in
 */*) case ${ag_url%%/*} in *:*) ag_py push-guard "$@" ;; esac ;;
 *:*) ag_py push-guard "$@" ;;
 esac
+# git applies the user's protocol rules to a local path as transport "file" (protocol.file.allow,
+# protocol.allow, GIT_ALLOW_PROTOCOL, GIT_PROTOCOL_FROM_USER): where there is one, the runtime's
+# helper hands the push back to git (fallback), which applies it
+[ -z "${GIT_ALLOW_PROTOCOL+1}${GIT_PROTOCOL_FROM_USER+1}" ] || ag_py push-guard "$@"
+"$AGENTGUARD_GIT" config --get-regexp '^protocol\.(.+\.)?allow$' >/dev/null 2>&1
+[ "$?" -eq 1 ] || ag_py push-guard "$@"
 IFS= read -r ag_line || ag_py push-guard-resume - "" "$@"
 [ "$ag_line" = capabilities ] || ag_py push-guard-resume - "$ag_line" "$@"
 printf 'connect\npush\n\n'
