@@ -11,8 +11,9 @@
 # In a clone where agentguard was never installed (the team committed the settings; no
 # <git common dir>/agentguard/manifest.json), every call but a read-only tool's is blocked with one
 # message that says how to install it; after a call there is nothing to undo.
-# The settings entry's launcher sources this file with h=<git common dir>/agentguard/harness-hook, the
-# common dir it has just asked git for: no second git start.
+# The settings entry's launcher sources this file with h=<git common dir>/agentguard/harness-hook: ./.git's
+# when that is a git dir of this user's (no commondir file, no GIT_DIR), else the common dir it has just asked
+# git for: no second git start.
 p=$(cat)
 case "${h:-}" in
 */agentguard/harness-hook) g=${h%/agentguard/harness-hook} ;;
@@ -20,7 +21,9 @@ case "${h:-}" in
 esac
 c="$g/agentguard/check"
 if [ -x "$c" ]; then
-	"$c" ${2:+--after} --hook "$1" <<AGENTGUARD_CALL
+	# the decision command read into a subshell (a fork, not a second sh): it knows it by the name agentguard
+	# (every settings entry's and plugin's sh -c names it so) and takes its folder first; else run as a program
+	if [ "$0" = agentguard ]; then (set -- "$g/agentguard" ${2:+--after} --hook "$1"; . "$c"); else "$c" ${2:+--after} --hook "$1"; fi <<AGENTGUARD_CALL
 $p
 AGENTGUARD_CALL
 	s=$?
