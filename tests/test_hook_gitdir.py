@@ -124,3 +124,26 @@ def test_a_shell_without_test_O_asks_git_and_says_nothing_of_it(guarded, tmp_pat
                           input=data, capture_output=True, text=True, timeout=60)
     assert denied(proc) and asked_git(marks), proc.stdout + proc.stderr
     assert "operator" not in proc.stderr, proc.stderr
+
+
+def test_a_plugins_copy_of_the_hook_runs_the_launcher_as_a_program(guarded):
+    """OpenCode's and Kilo's plugins carry the hook script inline (a teammate may commit one newer than
+    the install it finds): it runs the decision command as a program, so a launcher from before the
+    subshell (which finds its runtime by its own path, $0) still decides; the settings entry reads
+    the script install wrote beside the launcher, and only that one reads the launcher in."""
+    import json
+    from agentguard.installer.harness import hookcommand
+    from agentguard.hooks.harness.hook import PROTOCOLS
+    repo, _ = guarded
+    check = os.path.join(repo.path, ".git", "agentguard", "check")
+    with open(check) as fh:
+        text = fh.read()
+    old = text.replace('d=${0%/*}\nif [ "$0" = agentguard ]; then d=$1; shift; fi\n', "").replace(
+        '"$d/runtime/run.py"', '"${0%/*}/runtime/run.py"')
+    assert old != text and "$d" not in old
+    with open(check, "w") as fh:
+        fh.write(old)
+    data = json.dumps(dict(CALLS["opencode"](PUSH), **{PROTOCOLS["opencode"].cwd: repo.path}))
+    proc = subprocess.run(["sh", "-c", hookcommand.hook_script(), "agentguard", "opencode"], cwd=repo.path,
+                          env=repo.env, input=data, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "[rule: no-verify]" in proc.stderr, proc.stdout + proc.stderr

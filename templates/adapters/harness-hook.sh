@@ -21,9 +21,11 @@ case "${h:-}" in
 esac
 c="$g/agentguard/check"
 if [ -x "$c" ]; then
-	# the decision command read into a subshell (a fork, not a second sh): it knows it by the name agentguard
-	# (every settings entry's and plugin's sh -c names it so) and takes its folder first; else run as a program
-	if [ "$0" = agentguard ]; then (set -- "$g/agentguard" ${2:+--after} --hook "$1"; . "$c"); else "$c" ${2:+--after} --hook "$1"; fi <<AGENTGUARD_CALL
+	# the decision command read into a subshell (a fork, not a second sh) when this is the script install wrote
+	# beside it (the settings entry found it there: $h) and the shell is named agentguard (as every settings
+	# entry's sh -c names it): it takes its folder first. A plugin's inline copy, which may be newer than the
+	# install it finds, runs it as a program.
+	if [ -n "${h:-}" ] && [ "$0" = agentguard ]; then (set -- "$g/agentguard" ${2:+--after} --hook "$1"; . "$c"); else "$c" ${2:+--after} --hook "$1"; fi <<AGENTGUARD_CALL
 $p
 AGENTGUARD_CALL
 	s=$?
