@@ -118,7 +118,8 @@ def test_hook_script_passes_shellcheck_and_opencode_plugin_parses(guarded, tmp_p
     script.write_text("#!/bin/sh\n" + hookcommand.hook_script())
     need("shellcheck", shutil.which("shellcheck"))
     need("node", shutil.which("node"))
-    proc = subprocess.run(["shellcheck", "-s", "sh", str(script)], capture_output=True, text=True)
+    # SC1090: it reads the decision command (install's launcher, linted in test_lint) into a subshell
+    proc = subprocess.run(["shellcheck", "-s", "sh", "-e", "SC1090", str(script)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout
     for harness in settingsfile.NAMES:  # the short launcher each settings entry runs
         launcher = tmp_path / ("launcher-" + harness)

@@ -45,12 +45,12 @@ def record(cwd, fresh=False):
     return snapshot
 
 
-def take(where, previous=None, roots=None):
+def take(where, previous=None, roots=None, record=None):
     """The snapshot dict of ``where`` now; ``previous`` lends the hashes of files whose stat is unchanged.
     A file install wrote whole is recorded as install wrote it, whatever it holds now: damage to it
     (in this call or between calls) is never taken as the state to keep. ``roots``: what to cover
-    (default: ``watched_roots``)."""
-    record = install_record(where)
+    (default: ``watched_roots``); ``record``: install's manifest as the caller just read it."""
+    record = install_record(where) if record is None else record
     policy = policy_of(where, record)
     from . import localremotes
     reading = localremotes.start(where, previous, policy, describe)  # alongside read_git's processes

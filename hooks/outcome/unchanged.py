@@ -32,11 +32,12 @@ def nothing_to_undo(cwd):
         return False
     if not os.path.isdir(where.ag_home) or _left_to_tell(where):
         return False
-    policy = snapshot.policy_of(where)
+    record = snapshot.install_record(where)  # read once, for the policy and the files install wrote
+    policy = snapshot.policy_of(where, record)
     if policy is None or not _plain_ref_files(where, policy, before["refs"]):
         return False  # before git reads the refs: a FIFO there would hang git 2.39
     snapshot.LINKED.clear()
-    now = snapshot.take(where, before, _stored_roots(where, before.get("roots")))
+    now = snapshot.take(where, before, _stored_roots(where, before.get("roots")), record)
     if snapshot.LINKED or any(entry[2] is None for entry in now["files"].values()):
         return False  # a second name to undo (``reflinks.unshare_files``), or install's file not as installed
     if not _plain_ref_files(where, policy, now["refs"]):

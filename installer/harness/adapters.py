@@ -80,9 +80,13 @@ def files_for(harnesses, agentguard_bin):
 CHECK_LAUNCHER = """#!/bin/sh
 # agentguard decision command (runtime copy), written by agentguard install.
 # The harness adapters run it: check [--cwd DIR] [--json] (COMMAND | --write PATH).
+# The harness hook (harness-hook) reads it into a subshell of its own, named agentguard, with this
+# folder first: one shell start less on every tool call.
+d=${0%%/*}
+if [ "$0" = agentguard ]; then d=$1; shift; fi
 AGENTGUARD_GIT=%s
 export AGENTGUARD_GIT
-exec %s -I -S -B "${0%%/*}/runtime/run.py" check "$@"
+exec %s -I -S -B "$d/runtime/run.py" check "$@"
 """
 
 

@@ -94,7 +94,13 @@ def hook_command(harness, event=None):
     assert SH_SAFE.match(message) and SH_SAFE.match(reads)
     passes = ('grep -Eq "\\"%s\\"[[:space:]]*:[[:space:]]*\\"(%s)\\""&&exit 0;' % (protocol.tool, reads)
               if reads else "")
-    launcher = ('h="$(git rev-parse --git-common-dir 2>/dev/null)/agentguard/%s";[ -f "$h" ]&&. "$h";'
+    # ./.git is the git dir git finds first here; taken without asking git only when it is a plain one of this
+    # user's (no commondir file: not a linked worktree's; git refuses another user's) with the hook in it and
+    # no GIT_DIR/GIT_COMMON_DIR says otherwise; a copied or moved clone finds its own. Else git is asked (also
+    # where the shell's test has no -O, which POSIX leaves out: posh).
+    launcher = ('a=agentguard/%s;h=.git/$a;{ [ -z "${GIT_DIR-}${GIT_COMMON_DIR-}" ]&&[ -O . ]&&[ -O .git ]&&'
+                '[ ! -e .git/commondir ]&&[ -f "$h" ];} 2>/dev/null||'
+                'h="$(git rev-parse --git-common-dir 2>/dev/null)/$a";[ -f "$h" ]&&. "$h";'
                 '[ -n "$2" ]&&exit 0;%sr="%s";%s' % (HOOK_FILE, passes, message, deny))
     assert "'" not in launcher
     return "sh -c '%s' agentguard %s%s" % (launcher, harness, " " + event if event else "")

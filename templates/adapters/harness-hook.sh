@@ -11,8 +11,9 @@
 # In a clone where agentguard was never installed (the team committed the settings; no
 # <git common dir>/agentguard/manifest.json), every call but a read-only tool's is blocked with one
 # message that says how to install it; after a call there is nothing to undo.
-# The settings entry's launcher sources this file with h=<git common dir>/agentguard/harness-hook, the
-# common dir it has just asked git for: no second git start.
+# The settings entry's launcher sources this file with h=<git common dir>/agentguard/harness-hook: ./.git's
+# when that is a git dir of this user's (no commondir file, no GIT_DIR), else the common dir it has just asked
+# git for: no second git start.
 p=$(cat)
 case "${h:-}" in
 */agentguard/harness-hook) g=${h%/agentguard/harness-hook} ;;
@@ -20,7 +21,11 @@ case "${h:-}" in
 esac
 c="$g/agentguard/check"
 if [ -x "$c" ]; then
-	"$c" ${2:+--after} --hook "$1" <<AGENTGUARD_CALL
+	# the decision command read into a subshell (a fork, not a second sh) when this is the script install wrote
+	# beside it (the settings entry found it there: $h) and the shell is named agentguard (as every settings
+	# entry's sh -c names it): it takes its folder first. A plugin's inline copy, which may be newer than the
+	# install it finds, runs it as a program.
+	if [ -n "${h:-}" ] && [ "$0" = agentguard ]; then (set -- "$g/agentguard" ${2:+--after} --hook "$1"; . "$c"); else "$c" ${2:+--after} --hook "$1"; fi <<AGENTGUARD_CALL
 $p
 AGENTGUARD_CALL
 	s=$?
