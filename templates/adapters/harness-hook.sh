@@ -25,11 +25,13 @@ if [ -x "$c" ]; then
 	# beside it (the settings entry found it there: $h) and the shell is named agentguard (as every settings
 	# entry's sh -c names it): it takes its folder first. A plugin's inline copy, which may be newer than the
 	# install it finds, runs it as a program.
-	if [ -n "${h:-}" ] && [ "$0" = agentguard ]; then (set -- "$g/agentguard" ${2:+--after} --hook "$1"; . "$c"); else "$c" ${2:+--after} --hook "$1"; fi <<AGENTGUARD_CALL
+	# AGENTGUARD_ANSWERED=1: the runtime exits 40 + its status, so an empty or cut-short launcher (sh exits 0 on
+	# what is left of it, which these harnesses take as allow) is told from the runtime's answer
+	if [ -n "${h:-}" ] && [ "$0" = agentguard ]; then (set -- "$g/agentguard" ${2:+--after} --hook "$1"; AGENTGUARD_ANSWERED=1; export AGENTGUARD_ANSWERED; . "$c"); else AGENTGUARD_ANSWERED=1 "$c" ${2:+--after} --hook "$1"; fi <<AGENTGUARD_CALL
 $p
 AGENTGUARD_CALL
 	s=$?
-	if [ "$s" -eq 0 ] || [ "$s" -eq 2 ]; then exit "$s"; fi
+	case $s in 40 | 42) exit $((s - 40)) ;; esac
 	w="it failed with status $s"
 elif [ -n "$g" ] && [ ! -f "$g/agentguard/manifest.json" ]; then
 	[ -n "$2" ] && exit 0
