@@ -7,7 +7,6 @@ a redirection (which the shortcut never takes); anything else still goes to the 
 import ast
 import os
 import random
-import subprocess
 
 import pytest
 
@@ -114,33 +113,15 @@ def test_the_analyser_knows_none_of_the_programs_by_name():
     assert not PROGRAMS & {"git-" + b for b in BUILTINS}
 
 
-LISTER = """import os, sys
-run = sys.argv[1]
-sys.path.insert(0, os.path.dirname(run))
-sys.argv = [run] + sys.argv[2:]
-exit_ = os._exit
-def _exit(status):
-    sys.stdout.flush()
-    sys.stderr.write("ANALYSER %s\\n" % ("hooks.analyser.analyse" in sys.modules))
-    exit_(status)
-os._exit = _exit
-exec(compile(open(run).read(), run, "exec"), {"__file__": run, "__name__": "__main__"})
-"""
-
-
 def test_the_runtime_takes_the_shortcut_and_still_refuses_the_rest(guarded):
     """The runtime copy's pre-check of ``ls -la`` answers without loading the analyser; a command that
     is not plainly inert loads it, and is refused when it should be (HEAD on main)."""
+    from test_lazyre import runtime_check
     repo, _ = guarded
-    with open(os.path.join(repo.path, ".git", "agentguard", "check")) as fh:
-        python = fh.read().split("exec '")[1].split("'")[0]
-    run_py = os.path.join(repo.path, ".git", "agentguard", "runtime", "run.py")
 
     def check(command):
-        proc = subprocess.run([python, "-I", "-S", "-B", "-c", LISTER, run_py, "check", "--", command],
-                              cwd=repo.path, env=dict(repo.env, AGENTGUARD_GIT="git"), capture_output=True,
-                              text=True, timeout=60)
-        return proc.returncode, "ANALYSER True" in proc.stderr
+        status, _, loaded = runtime_check(repo, command)
+        return status, "agentguard.hooks.analyser.analyse" in loaded or "hooks.analyser.analyse" in loaded
     assert check("ls -la") == (0, False)
     assert check("ls -la; git commit --allow-empty -m x") == (1, True)
     assert check("ls -la | sh") == (0, True)

@@ -117,6 +117,20 @@ exec(compile(open(run).read(), run, "exec"), {"__file__": run, "__name__": "__ma
 """
 
 
+def runtime_check(repo, command):
+    """(exit status, the decision, the modules loaded) of the runtime copy's ``check --json -- command``,
+    run as its launcher runs it."""
+    with open(os.path.join(repo.path, CHECK)) as fh:
+        python = fh.read().split("exec '")[1].split("'")[0]
+    run_py = os.path.join(repo.path, ".git", "agentguard", "runtime", "run.py")
+    proc = subprocess.run([python, "-I", "-S", "-B", "-c", LISTER, run_py, "check", "--json", "--", command],
+                          cwd=repo.path, env=dict(repo.env, AGENTGUARD_GIT="git"), capture_output=True, text=True,
+                          timeout=60)
+    line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
+    assert line, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)["decision"], set(line[-1].split()[1:])
+
+
 @pytest.mark.parametrize("command", ["ls -la", "git status", "npm test", "cd sub && make -j4 2>&1 | tail -5",
                                      "git add -A && git commit -m 'fix' && git push -u origin HEAD"])
 def test_the_pre_check_of_an_ordinary_command_loads_no_re(command, guarded):
@@ -125,17 +139,9 @@ def test_the_pre_check_of_an_ordinary_command_loads_no_re(command, guarded):
     is still compiled: ``eval "$X"`` in a command line that names git loads ``re`` and is refused."""
     repo, _ = guarded
     repo.run("checkout", "-q", "feat")
-    with open(os.path.join(repo.path, CHECK)) as fh:
-        python = fh.read().split("exec '")[1].split("'")[0]
-    run_py = os.path.join(repo.path, ".git", "agentguard", "runtime", "run.py")
-    env = dict(repo.env, AGENTGUARD_GIT="git")
 
     def modules(text):
-        proc = subprocess.run([python, "-I", "-S", "-B", "-c", LISTER, run_py, "check", "--json", "--", text],
-                              cwd=repo.path, env=env, capture_output=True, text=True, timeout=60)
-        line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
-        assert line, proc.stderr
-        return json.loads(proc.stdout)["decision"], set(line[-1].split()[1:])
+        return runtime_check(repo, text)[1:]
     decision, loaded = modules(command)
     # (functools and collections come with threading, which the snapshot starts for a local-path remote)
     assert decision == "allow" and not {"re", "enum", "math", "json"} & loaded, {"re", "enum", "math", "json"} & loaded
