@@ -6,7 +6,7 @@ on) and the analyser (``Block``, one sentence an adapter hands its harness) rend
 the pre-commit entries, the adapters and the doctor read the fields, never the text.
 Anything taken from a repository or a command line goes through ``textsafe.safe``.
 """
-import re
+from . import lazyre
 
 from .textsafe import safe
 
@@ -107,7 +107,7 @@ RULES = _rules(
 BRANCH_RULES = ("commit-on-protected", "merge-on-protected", "rebase-protected", "protected-move", "protected-delete",
                 "protected-symref", "rename-onto-protected", "push-protected")
 
-_COMMENT = re.compile(r"\s{2,}# ")
+_COMMENT = lazyre.compile(r"\s{2,}# ")
 
 
 class Refusal:

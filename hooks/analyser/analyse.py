@@ -8,7 +8,6 @@ branch switches, aliases defined with ``git config``), looks through wrappers (`
 guard is blocked.
 """
 import os
-import re
 
 from . import constructs, detaching, writtencode
 from .constructs import INVOLVES
@@ -179,12 +178,12 @@ class Analyser(RepositoryLookup, Wrappers, Detaching, Interpreters, WriteTargets
             if found is not None:
                 text, whole = found
                 state.stdin_text, unseen = (text, unseen) if whole else (None, text)
-        state.piped = INVOLVES.search(unseen) is not None or constructs.unknown_input(self, cmd, piped, state)
+        state.piped = constructs.UnknownInput(self, cmd, piped, state, unseen)  # (its patterns: when asked)
         if not constructs.dispatch(self, name, words, state, piped):
             self.dispatch(name, words, state, piped)
 
     def dispatch(self, name, words, state, piped):
-        base = re.sub(r"[0-9.]+$", "", name)
+        base = constructs.unversioned(name)
         if name == "git" or (name.startswith("git-") and len(name) > 4):
             rest = words[1:] if name == "git" else [literal_word(name[4:])] + words[1:]
             self.git(rest, state)

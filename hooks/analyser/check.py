@@ -15,6 +15,7 @@ import os
 import sys
 
 from ..gitio import scrubbed_env
+from ..jsonlite import dumps  # json.dumps's text without `import json` (json.decoder imports re)
 from .decision import analyse, record_snapshot, verdict
 
 USAGE = ("usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check [--after] --hook HARNESS"
@@ -97,16 +98,14 @@ def main(argv, out=None):
             from ..outcome.after import run
             report = run(cwd)
         if as_json:
-            import json
-            out.write(json.dumps(report.to_json()) + "\n")
+            out.write(dumps(report.to_json()) + "\n")
         elif report.reason():
             out.write(report.reason() + "\n")
         return report.status
     block = analyse(command, write, cwd)
     record_snapshot(cwd, command if write is None else "write " + write)
     if as_json:
-        import json
-        out.write(json.dumps(block.to_json() if block else {"decision": "allow", "rule": "", "reason": ""}) + "\n")
+        out.write(dumps(block.to_json() if block else {"decision": "allow", "rule": "", "reason": ""}) + "\n")
     elif block is not None:
         out.write(block.reason() + "\n")
     return 0 if block is None else 1

@@ -4,7 +4,6 @@ refused, and writing them (``open(p, 'w')``, ``write_text``, ``os.replace``, ``u
 ``open(my $f, '>', ...)``, ``fs.writeFileSync``...). A program that names the guard's files and has a
 construct that writes, deletes, moves, links or changes a file's mode, or that runs other programs or
 code made at run time, is refused: the analyser does not tie each write to its path (on doubt, refuse)."""
-import re
 
 from .. import lazyre
 
@@ -20,11 +19,11 @@ _WRITE_CALLS = lazyre.compile(r"""
   | \bos\.(?:replace|write|open)\b
   | \bshutil\.(?!which\b|disk_usage\b|get_terminal_size\b)\w+
   | \bfileinput\b | \binplace\b | \$\^I | \bFile::Copy\b | \bfs\.promises\b | \bfs/promises\b
-""", re.X)
+""", lazyre.X)
 # Code that runs other programs or code made at run time: what it does is not read here.
 _RUNS = lazyre.compile(r"""\b(?:subprocess|system|popen|Popen|spawn|spawnSync|exec|execSync|execFile|execFileSync|
     execv\w*|child_process|eval|(?<!re\.)compile|__import__|importlib|getattr|globals|ctypes|qx|pty)\b|`|\bdo\s+["'$]
-""", re.X)
+""", lazyre.X)
 # A file opened to be written: perl's mode (or its 2-argument `>file`, a pipe), an `os.open` flag. (A mode
 # string of Python or node, `'w'`, counts only as an argument of an `open`: ``_open_writes``.)
 _WRITE_MODE = lazyre.compile(r"""['"]\s*(?:\+<|\+?>|\|\s*\w)|\w\s*\|['"]|\bO_(?:WRONLY|RDWR|CREAT|TRUNC|APPEND)\b""")
@@ -54,10 +53,10 @@ def _open_writes(code):
         args = _arguments(code, match.end())
         for arg in args:
             literal = _MODE.fullmatch(arg)
-            if literal and re.fullmatch(r"[rbtU]*[wax+][rbtU+]*", literal.group(1)):
+            if literal and lazyre.fullmatch(r"[rbtU]*[wax+][rbtU+]*", literal.group(1)):
                 return True
         mode = args[1] if len(args) > 1 else next((a.split("=", 1)[1] for a in args if a.startswith("mode=")), None)
-        if mode is None or _MODE.fullmatch(mode) or (re.match(r"\s*\w+\s*=", mode) and not mode.startswith("mode")):
+        if mode is None or _MODE.fullmatch(mode) or (lazyre.match(r"\s*\w+\s*=", mode) and not mode.startswith("mode")):
             continue
         return True
     return False
@@ -92,5 +91,5 @@ def unescaped(code):
     """``code`` with the escapes of its string literals decoded (``"\\x67it"``, ``"\\147it"``, ``"\\u0067it"``)."""
     if "\\" not in code:
         return code
-    return re.sub(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[0-7]{1,3})",
+    return lazyre.sub(r"\\(x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|[0-7]{1,3})",
                   lambda m: chr(int(m.group(1)[1:], 16) if m.group(1)[0] in "xu" else int(m.group(1), 8)), code)

@@ -7,22 +7,24 @@ timeout): the text with its quotes, backslashes and expansions taken out names g
 files, or one of its command names is not known before it runs.
 """
 import os
-import re
 import stat
 
 from .shellparse import Parser
+from .. import lazyre
 from .shelltree import DYN, RESERVED, Simple, Word, iter_simple, text_of
 from ..harness import registry
 from ..rules import Block
 
 # Text that involves git or the guard: what cannot be analysed is blocked when it matches.
 # Each harness names its own files (``harness/<name>.py``).
-INVOLVES = re.compile("|".join([r"\bgit\b", r"\bgit-", r"\.git\b", "hookspath", "agentguard"] + registry.involves()
-                               + ["packed-refs", "refs/heads", "husky", "pre-commit", "update-ref", "disableAllHooks"]),
-                      re.I)
+# (its text built when first used: it imports every harness's module)
+INVOLVES = lazyre.compile(lambda: "|".join([r"\bgit\b", r"\bgit-", r"\.git\b", "hookspath", "agentguard"]
+                                           + registry.involves() + ["packed-refs", "refs/heads", "husky",
+                                                                    "pre-commit", "update-ref", "disableAllHooks"]),
+                          lazyre.I)
 
 # Besides INVOLVES: git's own programs and plumbing that write refs.
-PLUMBING = re.compile(r"send-pack|receive-pack|upload-pack|fetch-pack|update-ref|symbolic-ref|hooks", re.I)
+PLUMBING = lazyre.compile(r"send-pack|receive-pack|upload-pack|fetch-pack|update-ref|symbolic-ref|hooks", lazyre.I)
 # Programs that print text made from their arguments or input: what they print, executed, is unknown code.
 TEXT_MAKERS = {"echo", "printf", "base64", "base32", "basenc", "xxd", "od", "rev", "tr", "sed", "awk", "gawk", "mawk",
                "nawk", "cut", "cat", "tac", "zcat", "gzip", "gunzip", "bzcat", "bzip2", "xz", "xzcat", "unxz", "zstd",
@@ -38,9 +40,10 @@ SOURCED_VARIABLES = {"BASH_ENV", "ENV"}
 MAX_SCAN = 256 * 1024
 MADE = ("made",)  # written to a file: a text made from other text when it runs (never run unread)
 MAX_CALLS = 100  # function calls and alias expansions read again at the place they run, per analysis
-_EXPANSION = re.compile(r"\$(\{[^}]*\}|\([^)]*\)|[A-Za-z_][A-Za-z0-9_]*|[@*#?$!0-9-])")
-_ANSI = re.compile(r"\$'((?:[^'\\]|\\.)*)'", re.S)
+_EXPANSION = lazyre.compile(r"\$(\{[^}]*\}|\([^)]*\)|[A-Za-z_][A-Za-z0-9_]*|[@*#?$!0-9-])")
+_ANSI = lazyre.compile(r"\$'((?:[^'\\]|\\.)*)'", lazyre.S)
 _SEPARATORS = set(";&|(){}\n`")
+_VERSION = "0123456789."
 
 
 class Defined:
@@ -64,7 +67,7 @@ def plain(text):
     def decode(match):
         parser = Parser(match.group(1) + "'", 0)
         return parser.ansi_c()
-    return re.sub(r"['\"\\]", "", _ANSI.sub(decode, text))
+    return lazyre.sub(r"['\"\\]", "", _ANSI.sub(decode, text))
 
 
 def could_involve(text):
@@ -96,7 +99,8 @@ def command_words(text):
     for part in parts:
         for word in _words(part):
             bare = plain(word)
-            if bare in RESERVED or re.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", bare) or re.match(r"[0-9]*[<>]", word):
+            if bare in RESERVED or lazyre.match(r"[A-Za-z_][A-Za-z0-9_]*\+?=", bare) or \
+                    lazyre.match(r"[0-9]*[<>]", word):
                 continue
             if bare not in OPENERS:
                 words.append(word)
@@ -160,13 +164,21 @@ def _words(part):
     return out
 
 
+def unversioned(name):
+    """``name`` without the version at its end (``python3.11``: ``python``), as ``re.sub(r"[0-9.]+$", "",
+    name)`` (whose ``$`` also matches before a last newline) without loading ``re``."""
+    if name.endswith("\n"):
+        return name[:-1].rstrip(_VERSION) + "\n"
+    return name.rstrip(_VERSION)
+
+
 # -- text and names only known when the command runs ------------------------------------------------
 def makes_text(node):
     """Whether ``node`` (a substitution, a pipe's producer) prints text made from its arguments or input."""
     for cmd in iter_simple(node):
         words = [w for w in cmd.words if w.quoted or w.text not in RESERVED]
         name = os.path.basename(words[0].text) if words else ""
-        if DYN in name or name in TEXT_MAKERS or re.sub(r"[0-9.]+$", "", name) in TEXT_MAKERS:
+        if DYN in name or name in TEXT_MAKERS or unversioned(name) in TEXT_MAKERS:
             return True
     return False
 
@@ -194,17 +206,31 @@ def dynamic_head(analyser, cmd, words, state):
         call(analyser, name, state)
 
 
-def unknown_input(analyser, cmd, piped, state):
-    """Whether the command reads, on stdin, text it cannot know that could be code running git: from a
-    producer that makes text or in a command line that names git, or from a pipe, device or
-    socket named by ``<``."""
-    if piped is not None and (makes_text(piped) or names_git(analyser.defined.text)):
-        return True
-    for op, target in cmd.redirects:
-        if op == "<" and DYN not in target.text and state.cwd is not None and \
-                special_file(os.path.join(state.cwd, os.path.expanduser(target.text))):
-            return True
-    return False
+class UnknownInput:
+    """Whether the command reads, on stdin, text it cannot know that could be code running git, as a truth
+    value: ``unseen`` (text that reaches stdin unread) names git or the guard, or it comes from a producer
+    that makes text or in a command line that names git, or from a pipe, device or socket named by ``<``.
+    What needs no pattern is answered now, the patterns (INVOLVES, ``names_git``) only when a shell or
+    interpreter asks whether its stdin is unknown (``make | tail -5`` never does). They read texts that
+    do not change (``unseen``, the whole command line): asked later, the same answer."""
+
+    __slots__ = ("_now", "_unseen", "_text", "_value")
+
+    def __init__(self, analyser, cmd, piped, state, unseen=""):
+        self._now = piped is not None and makes_text(piped)
+        for op, target in cmd.redirects:
+            if op == "<" and DYN not in target.text and state.cwd is not None and \
+                    special_file(os.path.join(state.cwd, os.path.expanduser(target.text))):
+                self._now = True
+        self._unseen = unseen
+        self._text = analyser.defined.text if piped is not None else None
+        self._value = True if self._now else None
+
+    def __bool__(self):
+        if self._value is None:
+            self._value = (self._unseen != "" and INVOLVES.search(self._unseen) is not None) or \
+                (self._text is not None and names_git(self._text))
+        return self._value
 
 
 def special_file(path):

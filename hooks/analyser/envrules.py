@@ -4,7 +4,6 @@ import os
 
 from . import constructs
 from .shelltree import DYN, Word
-from ..bypass import env_skips_hooks
 from ..rules import Block
 
 # The environment that decides which config files git reads (and so its hooks directory and aliases).
@@ -17,6 +16,7 @@ class EnvironmentRules:
 
     def env_rule(self, name, value, state, scoped=False):
         """``scoped``: the assignment is for one command (``X=1 cmd``, ``env X=1 cmd``)."""
+        from ..bypass import env_skips_hooks  # here: a command line with no assignment never loads it
         text = value.text if isinstance(value, Word) else value
         found = env_skips_hooks(name, None if DYN in text else text)
         if found:

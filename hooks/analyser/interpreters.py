@@ -1,10 +1,9 @@
 """The analyser's shells and interpreters: ``sh -c``, a script given to a shell, ``source``, ``| sh``,
 ``python -c``/``perl -e``... and a program an interpreter reads from a file, a here-document or stdin."""
-import re
 
 from .. import lazyre
-from . import codewrites, constructs, writtencode
-from .constructs import INVOLVES
+from . import constructs, writtencode
+from .constructs import INVOLVES, unversioned
 from .programtext import MAX_PROGRAM, whole_program
 from .shelltree import DYN
 from .wrappers import skip_options
@@ -125,7 +124,7 @@ class Interpreters:
     def run_code(self, program, code, state, origin):
         """``code`` run by ``program`` (a ``#!`` line's): a shell's, an interpreter's, or another's (refused
         when it names git or the guard: it is not read)."""
-        base = re.sub(r"[0-9.]+$", "", program)
+        base = unversioned(program)
         if program in SHELLS or base in SHELLS:
             self.check_text(code, state, origin)
         elif base in INTERPRETERS:
@@ -134,20 +133,21 @@ class Interpreters:
             raise Block("unanalysable", "%s, run by %s" % (origin, program))
 
     def inline_code(self, code, state):
+        from . import codewrites  # here: only inline code loads it
         if DYN in code and INVOLVES.search(code):
             raise Block("unanalysable", "inline code built from variables")
         if GUARD_TEXT.search(code) and codewrites.may_write(code):
             raise Block("guard-files", "inline code names the guard's files and can change files")
-        if not re.search(r"\bgit\b", code) and not re.search(r"\bgit\b", codewrites.unescaped(code)):
+        if not lazyre.search(r"\bgit\b", code) and not lazyre.search(r"\bgit\b", codewrites.unescaped(code)):
             return
         found = False
         for literal in _string_literals(code):
-            if re.match(r"\s*git\s", literal):
+            if lazyre.match(r"\s*git\s", literal):
                 found = True
                 self.check_text(literal, state, "inline code")
-        for seq in re.findall(r"[\[(]\s*(['\"]git['\"]\s*(?:,\s*['\"][^'\"]*['\"]\s*)*)[\])]", code):
+        for seq in lazyre.findall(r"[\[(]\s*(['\"]git['\"]\s*(?:,\s*['\"][^'\"]*['\"]\s*)*)[\])]", code):
             found = True
-            parts = re.findall(r"['\"]([^'\"]*)['\"]", seq)
+            parts = lazyre.findall(r"['\"]([^'\"]*)['\"]", seq)
             self.check_text(" ".join(_shell_quote(p) for p in parts), state, "inline code")
         if not found and RUNS_PROCESS.search(code):
             raise Block("unanalysable", "inline code that runs git")
@@ -155,7 +155,7 @@ class Interpreters:
 
 def _string_literals(code):
     out = []
-    for m in re.finditer(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'', code):
+    for m in lazyre.finditer(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'', code):
         out.append(m.group(1) if m.group(1) is not None else m.group(2))
     return out
 

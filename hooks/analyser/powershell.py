@@ -13,7 +13,7 @@ do is not read here), when it names git or the guard (with backticks, quotes, ``
 out: ``"gi"+"t"``) or makes a command name or a string only when it runs (``& $x``, ``iex``,
 ``Start-Process``, ``[char]``, ``-f``, ``::``).
 """
-import re
+from .. import lazyre
 
 from .constructs import names_git, plain
 from ..rules import Block
@@ -27,13 +27,13 @@ READERS = {"git", "cd", "get-location", "gl", "pwd", "select-string", "sls", "se
            "get-content", "gc", "cat", "type", "get-item", "resolve-path", "rvpa"}
 # what makes a command name, code or a string only when it runs: the call operator, dot-sourcing,
 # .NET calls, code runners and aliases, string builders
-COMPUTED = re.compile(r"(?<![0-9*>&])&(?!&)|(^|[;|{(\n]\s*)\.\s|::|\$executioncontext|"
+COMPUTED = lazyre.compile(r"(?<![0-9*>&])&(?!&)|(^|[;|{(\n]\s*)\.\s|::|\$executioncontext|"
                       r"(?<![\w-])(iex|invoke-expression|icm|invoke-command|start-process|saps|start|start-job|sajb|"
                       r"start-threadjob|invoke-item|ii|powershell|pwsh|cmd|sh|bash|wsl|set-alias|sal|new-alias|nal|"
                       r"add-type|new-object|-f|-replace|-join|-split|\[char\]|\[convert\]|frombase64string)(?![\w-])",
-                      re.I)
-SEPARATORS = re.compile(r"&&|\|\||[;|\n\r]")
-REDIRECT_AND = re.compile(r"[0-9*]?>&[0-9]")  # 2>&1: not a call
+                      lazyre.I)
+SEPARATORS = lazyre.compile(r"&&|\|\||[;|\n\r]")
+REDIRECT_AND = lazyre.compile(r"[0-9*]?>&[0-9]")  # 2>&1: not a call
 
 
 def doubt(text):
@@ -51,9 +51,9 @@ def doubt(text):
                         (",", "a comma (an array)")):
         if any(c in outside for c in chars):
             return what
-    if re.search(r"\\[^A-Za-z0-9_.\-/]|\\$", outside):
+    if lazyre.search(r"\\[^A-Za-z0-9_.\-/]|\\$", outside):
         return "a backslash PowerShell does not read as an escape"
-    if re.search(r'(?<=\S)""|""(?=\S)', outside):
+    if lazyre.search(r'(?<=\S)""|""(?=\S)', outside):
         return "a doubled double quote"
     if "--%" in outside or "<#" in outside:
         return "--% or a <# comment"
@@ -100,6 +100,6 @@ def check(text):
     """The Block for a PowerShell command that names git or the guard and cannot be read as sh, or None."""
     why = doubt(text)
     flat = plain(text.replace("`", ""))  # PowerShell's escape taken out too (g`it)
-    if why is not None and (names_git(flat) or names_git(re.sub(r"[\s+,()]", "", flat)) or COMPUTED.search(text)):
+    if why is not None and (names_git(flat) or names_git(lazyre.sub(r"[\s+,()]", "", flat)) or COMPUTED.search(text)):
         return Block("unanalysable", "a PowerShell command with %s" % why)
     return None

@@ -1,10 +1,9 @@
 """What a literal ``echo`` or ``printf`` prints: ``printf``'s format (reused while arguments remain) and
 escapes, ``echo``'s escapes (decoded by ``sh``'s echo, not by ``bash``'s: both are kept)."""
-import re
 
 from .. import lazyre
 
-_ESCAPE = lazyre.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|.)", re.S)
+_ESCAPE = lazyre.compile(r"\\(0[0-7]{0,3}|[1-7][0-7]{0,2}|x[0-9A-Fa-f]{1,2}|.)", lazyre.S)
 _SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v", "e": "\x1b",
                    "\\": "\\"}
 
@@ -13,7 +12,7 @@ def texts(name, args):
     """Each text ``name`` (echo or printf) prints for the literal arguments ``args``."""
     if name == "echo":
         newline = "\n"
-        while args and re.fullmatch(r"-[neE]+", args[0]):
+        while args and lazyre.fullmatch(r"-[neE]+", args[0]):
             newline = "" if "n" in args[0] else newline
             args = args[1:]
         text = " ".join(args)
@@ -46,7 +45,7 @@ def _printf(fmt, args):
     while True:
         used = 0
         text, pos = [], 0
-        for match in re.finditer(r"%([-+ #0]*[0-9*]*(?:\.[0-9*]*)?)([a-zA-Z%])", fmt):
+        for match in lazyre.finditer(r"%([-+ #0]*[0-9*]*(?:\.[0-9*]*)?)([a-zA-Z%])", fmt):
             text.append(_decode(fmt[pos:match.start()], printf=True)[0])
             pos = match.end()
             conv = match.group(2)

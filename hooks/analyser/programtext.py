@@ -2,7 +2,6 @@
 pipe, a file given to a shell or an interpreter, what ``< FILE`` feeds a command."""
 import os
 
-from . import printed
 from .constructs import INVOLVES
 from .shelltree import DYN, RESERVED, Simple
 from ..rules import Block
@@ -25,6 +24,7 @@ def literal_output(node, state):
     if any(DYN in a.text for a in args):
         return None
     if name in ("echo", "printf") and args:  # each way the shell may print it (escapes decoded or not)
+        from . import printed  # here: only echo and printf load it
         return "\n".join(printed.texts(name, [a.text for a in args]) or [])
     if name == "cat":
         if node.heredocs:

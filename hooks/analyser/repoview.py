@@ -15,7 +15,7 @@ class RepoView:
     def __init__(self, where):
         self.layout = where
         self.state = RepoState.of(where)
-        self.guarded = Guarded(where)
+        self._guarded = None
         self._config = None
         self._policy = None
         self._refs = None
@@ -36,6 +36,14 @@ class RepoView:
     common_dir = property(lambda self: self.layout.common_dir)
     hooks_dir = property(lambda self: self.layout.hooks_dir)
     ag_home = property(lambda self: self.layout.ag_home)
+
+    @property
+    def guarded(self):
+        """The guard's paths here (``guardpaths.Guarded``), resolved when first asked for: a command that
+        writes no file (``git commit``) never resolves the ~100 paths of every harness."""
+        if self._guarded is None:
+            self._guarded = Guarded(self.layout)
+        return self._guarded
 
     @property
     def installed(self):

@@ -1,10 +1,8 @@
 """The analyser's write targets: the paths a command writes, deletes or moves (a redirection,
 ``rm``, ``cp``, ``sed -i``, ``find -delete``, a file tool's write), judged against the guard's files."""
 import os
-import re
 
 from .. import lazyre
-from . import findexpr
 from .constructs import INVOLVES
 from .shelltree import DYN, Word, literal_word
 from ..guardpaths import bytecode_cache, inside, real
@@ -14,8 +12,8 @@ from ..rules import Block
 MUTATORS = {"rm", "rmdir", "unlink", "shred", "mv", "cp", "ln", "install", "rsync", "chmod", "chown", "chgrp",
             "truncate", "tee", "dd", "sed", "perl", "touch", "find", "patch", "vim", "vi", "nano", "ed", "ex"}
 WRITE_REDIRS = (">", ">>", ">|", "&>", "&>>", "<>")
-GUARD_TEXT = lazyre.compile("|".join([r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)", "hookspath",
-                                  r"\.agentguard\.toml"] + registry.code_text()), re.I)
+GUARD_TEXT = lazyre.compile(lambda: "|".join([r"\.git[/\\](hooks|agentguard|refs|packed-refs|config)", "hookspath",
+                                          r"\.agentguard\.toml"] + registry.code_text()), lazyre.I)
 
 TYPE_CHECKING = False  # not `typing`'s: `check` imports nothing it does not need
 if TYPE_CHECKING:
@@ -53,7 +51,7 @@ class WriteTargets:
             pos = [a for a in args if not a.text.startswith("-")]
             targets = pos[-1:] if len(pos) > 1 else pos
         elif name in ("chmod", "chown", "chgrp"):
-            pos = [a for a in args if not a.text.startswith("-") or re.match(r"-[rwxXst]+$", a.text)]
+            pos = [a for a in args if not a.text.startswith("-") or lazyre.match(r"-[rwxXst]+$", a.text)]
             targets = pos[1:]
         elif name == "touch":
             return
@@ -69,6 +67,7 @@ class WriteTargets:
     def find_deletes_only_unguarded(self, args, state):
         """``find DIR -name PAT -delete`` that matches none of the guard's files (a compiled cache of the
         runtime is no loss: the after-check puts it back), judged on the files there now."""
+        from . import findexpr  # here: only find loads it
         texts = [a.text for a in args]
         found = findexpr.name_patterns(texts)
         if found is None or state.cwd is None or any(DYN in t for t in texts):

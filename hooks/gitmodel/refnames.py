@@ -7,13 +7,13 @@
   ``refs/heads/<name>``, ``refs/remotes/<name>``, ``refs/remotes/<name>/HEAD``.
 - a revision on this side (``origin/main``, ``@``, ``HEAD``) follows the same rules.
 """
-import re
+from .. import lazyre
 
 ZERO_OID = "0" * 40
 MAX_SYMREF_DEPTH = 5  # git's own limit (SYMREF_MAXDEPTH in refs.h)
 REV_PARSE_RULES = ("%s", "refs/%s", "refs/tags/%s", "refs/heads/%s", "refs/remotes/%s", "refs/remotes/%s/HEAD")
-_OID = re.compile(r"\A(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
-_ABBREV_OID = re.compile(r"\A[0-9a-f]{4,64}\Z")
+_OID = lazyre.compile(r"\A(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
+_ABBREV_OID = lazyre.compile(r"\A[0-9a-f]{4,64}\Z")
 
 
 class Refspec:

@@ -1,6 +1,6 @@
 """A remote named by its name, or by a URL or path equal to a configured remote's URL."""
 import os
-import re
+from .. import lazyre
 
 
 def _same_location(a, b, cwd):
@@ -102,7 +102,7 @@ def clone_dir(url, bare=False, bundle=False):
     if bare:
         name += ".git"
     # sequences of control characters and whitespace become one space, none at either end
-    name = re.sub(r"[\x00-\x20\x7f]+", " ", name).strip(" ")
+    name = lazyre.sub(r"[\x00-\x20\x7f]+", " ", name).strip(" ")
     return name or None
 
 
