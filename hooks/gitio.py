@@ -85,12 +85,27 @@ def run(args, cwd=None, timeout=TIMEOUT, check=False, env=None, git=None):
 def run_many(calls, cwd=None, timeout=TIMEOUT, env=None, git=None):
     """Run several git commands at once (``calls``: [args]); [(returncode, stdout)] in order. They
     overlap in time: one git start of latency instead of one per call."""
+    return collect(start_many(calls, cwd=cwd, env=env, git=git), timeout)
+
+
+def start_many(calls, cwd=None, env=None, git=None):
+    """Start several git commands now (``calls``: [args]), read and reaped by ``collect``: they run while
+    the caller does other work, without a thread."""
     pending = []  # (pid, read end, args) started and not yet reaped
     try:
         for args in calls:
             pending.append(_start(["git"] + (["-C", cwd] if cwd else []) + list(args),
                                   _own_programs(os.environ if env is None else env), args, git))
-        deadline = time.monotonic() + timeout
+        return pending
+    except BaseException:
+        _abandon(pending)
+        raise
+
+
+def collect(pending, timeout=TIMEOUT):
+    """[(returncode, stdout)] of what ``start_many`` started, in order; each is read and reaped once."""
+    deadline = time.monotonic() + timeout
+    try:
         results = []
         while pending:
             pid, rfd, args = pending[0]
@@ -98,10 +113,15 @@ def run_many(calls, cwd=None, timeout=TIMEOUT, env=None, git=None):
             pending.pop(0)
         return results
     except BaseException:  # an alarm, an interrupt or a timeout: never leave one behind
-        for pid, rfd, _ in pending:
-            _kill(pid)
-            os.close(rfd)
+        _abandon(pending)
         raise
+
+
+def _abandon(pending):
+    while pending:
+        pid, rfd, _ = pending.pop()
+        _kill(pid)
+        os.close(rfd)
 
 
 def _start(argv, env, args, git=None):
