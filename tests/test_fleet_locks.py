@@ -31,7 +31,7 @@ def test_an_install_writing_only_its_repository_does_not_wait_for_the_user_files
     fd = hold_home(env)
     try:
         proc = start(repo, "install", "--harness", "claude")
-        out, err = proc.communicate(timeout=60)  # with the lock taken for every install, it would wait 120 s
+        out, err = proc.communicate(timeout=110)  # with the lock taken for every install: 120 s, then busy
     finally:
         os.close(fd)
     assert proc.returncode == 0, out + err
