@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+from contextlib import contextmanager
 
 from ...hooks.gitio import kill_group
 from ...hooks.gitmodel.refnames import ZERO_OID as ZERO
@@ -61,23 +62,28 @@ def protected_probe_name(policy):
     return None
 
 
-class Sandbox:
-    """A temporary object directory and git dir; the repository itself is never written."""
+AUTHOR = {"GIT_AUTHOR_NAME": "agentguard doctor", "GIT_AUTHOR_EMAIL": "doctor@agentguard.invalid",
+          "GIT_COMMITTER_NAME": "agentguard doctor", "GIT_COMMITTER_EMAIL": "doctor@agentguard.invalid"}
 
-    def __init__(self, info):
+
+class Sandbox:
+    """A temporary object directory and git dir; the repository itself is never written. ``commit``:
+    (object directory, id) of a probe commit made once for every repository of ``doctor --all``
+    (``shared_commit``), read through one more alternate; None: made here."""
+
+    def __init__(self, info, commit=None):
         self.info = info
         self.tmp = tempfile.mkdtemp(prefix="agentguard-doctor-")
         objects = os.path.join(self.tmp, "objects")
         os.makedirs(os.path.join(objects, "info"))
-        self.env = clean_env()
-        self.env.update({
-            NESTED: "1",
-            "GIT_OBJECT_DIRECTORY": objects,
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.path.join(info.common_dir, "objects"),
-            "GIT_AUTHOR_NAME": "agentguard doctor", "GIT_AUTHOR_EMAIL": "doctor@agentguard.invalid",
-            "GIT_COMMITTER_NAME": "agentguard doctor", "GIT_COMMITTER_EMAIL": "doctor@agentguard.invalid",
-        })
+        alternates = [os.path.join(info.common_dir, "objects")]
         self.commit = None
+        if commit is not None and os.pathsep not in commit[0]:
+            alternates.append(commit[0])
+            self.commit = commit[1]
+        self.env = clean_env()
+        self.env.update({NESTED: "1", "GIT_OBJECT_DIRECTORY": objects,
+                         "GIT_ALTERNATE_OBJECT_DIRECTORIES": os.pathsep.join(alternates), **AUTHOR})
         self.reftable = None  # asked of git once, when a probe first needs a HEAD
 
     def probe_commit(self):
@@ -117,6 +123,25 @@ class Sandbox:
 
     def close(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+@contextmanager
+def shared_commit():
+    """(object directory, id) of one probe commit for every repository of a ``doctor --all`` run (an empty
+    tree, no parent: no remote-tracking ref of any repository contains it), in a temporary repository
+    removed afterwards; None when git could not make it (then each repository makes its own)."""
+    tmp = tempfile.mkdtemp(prefix="agentguard-doctor-")
+    try:
+        repo = os.path.join(tmp, "probe.git")
+        env = dict(clean_env(), **AUTHOR)
+        rc, _, _ = run(["git", "init", "-q", "--bare", repo], tmp, env)
+        rc, out, _ = run(["git", "mktree"], repo, env) if rc == 0 else (rc, b"", b"")
+        tree = out.decode().strip()
+        rc, out, _ = run(["git", "commit-tree", tree, "-m", "agentguard doctor probe"], repo, env) if rc == 0 \
+            else (rc, b"", b"")
+        yield (os.path.join(repo, "objects"), out.decode().strip()) if rc == 0 else None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def reference_transaction(box, branch, expect_refusal):

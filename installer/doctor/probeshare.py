@@ -117,9 +117,10 @@ class Shared:
     """What one ``doctor --all`` run learnt: {fingerprint: (repository, {check id: summary})} of the
     shared probes that passed. ``offer`` is what a repository probed in full hands back."""
 
-    def __init__(self, known=None):
+    def __init__(self, known=None, commit=None):
         self.known = dict(known or {})
         self.offer = None
+        self.commit = commit  # the run's probe commit (``probes.shared_commit``), or None
 
     def lookup(self, key):
         return self.known.get(key) if key else None

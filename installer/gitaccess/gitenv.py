@@ -80,6 +80,19 @@ def git(args, cwd, check=True, timeout=TIMEOUT, env=None, program=None):
     return out.decode("utf-8", "surrogateescape").rstrip("\n")
 
 
+_ABOUT: dict = {}
+
+
+def git_about(args):
+    """What git says about itself (``--version``, ``--exec-path``), the same in every repository: asked
+    once per process for one git (the program, and the PATH that finds it) instead of in each of the
+    repositories of ``doctor --all``."""
+    key = (tuple(args), gitio_program(), os.environ.get("PATH", ""))
+    if key not in _ABOUT:
+        _ABOUT[key] = git(args, cwd=os.path.sep)
+    return _ABOUT[key]
+
+
 def isolated_env(home):
     """No user or system config at all: for asking git about itself."""
     env = clean_env()

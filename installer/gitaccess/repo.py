@@ -57,6 +57,9 @@ def branch_refs(info):
     return git(["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/remotes/"], cwd=info.top).split()
 
 
-def is_reftable(info):
-    """True when the repository keeps its refs in reftable storage (git 2.45+)."""
-    return git(["config", "--get", "extensions.refstorage"], cwd=info.top, check=False).strip().lower() == "reftable"
+def is_reftable(info, ask=None):
+    """True when the repository keeps its refs in reftable storage (git 2.45+); ``ask(args)``: how to put
+    the config question (the doctor's one listing; default: git itself)."""
+    args = ["config", "--get", "extensions.refstorage"]
+    out = ask(args) if ask is not None else git(args, cwd=info.top, check=False)
+    return out.strip().lower() == "reftable"

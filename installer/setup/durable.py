@@ -20,10 +20,13 @@ class Batch:
     def __init__(self):
         self.items = []  # (temp file, its path) not renamed yet
         self.renamed = set()  # the directories a rename changed
+        self.made = set()  # the directories made (or found) for this batch: not asked again per file
 
     def write(self, path, data, mode=0o644):
         directory = os.path.dirname(path)
-        os.makedirs(directory, exist_ok=True)
+        if directory not in self.made:
+            os.makedirs(directory, exist_ok=True)
+            self.made.add(directory)
         while True:
             tmp = os.path.join(directory, ".agentguard-tmp-" + os.urandom(4).hex())  # fsops.TEMP_NAME
             try:

@@ -270,13 +270,14 @@ def _run_all(roots, depth, jobs, work, extra, prime=None, share=True, progress=N
     from ..doctor import runner  # noqa: F401  (imported once here, not once per worker)
     if prime is not None:
         prime()
-    with _pool(jobs) as pool:
+    from ..doctor.probes import shared_commit
+    with _pool(jobs) as pool, shared_commit() as commit:
         repos, warnings = find_repositories(roots, depth, pool)
         template_on = _template_on()
         args = [(repo,) + extra + (template_on,) for repo in repos]
         if progress is not None:
             progress.start(len(args))
-        rows = fleetrun.run(pool, work, args, max(1, jobs or os.cpu_count() or 1), share, progress)
+        rows = fleetrun.run(pool, work, args, max(1, jobs or os.cpu_count() or 1), share, progress, commit)
     return Rows(rows, warnings)
 
 

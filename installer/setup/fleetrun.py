@@ -5,10 +5,11 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from ..doctor.probeshare import Shared
 
 
-def run(pool, work, args, jobs, share, progress=None):
+def run(pool, work, args, jobs, share, progress=None, commit=None):
     """[work(arg + (shared,))] for each of ``args``, in their order. With ``share``, the first
     repository runs alone (its full probes teach the others), then ``2 * jobs`` at a time, each given
-    the fingerprints known when it starts; without, ``shared`` is None (every probe everywhere)."""
+    the fingerprints known when it starts (and ``commit``, the run's probe commit); without, ``shared``
+    is None (every probe everywhere)."""
     rows: list = [None] * len(args)
     known: dict = {}
     pending: dict = {}
@@ -16,7 +17,7 @@ def run(pool, work, args, jobs, share, progress=None):
     nxt = 0
     while nxt < len(args) or pending:
         while nxt < len(args) and len(pending) < limit:
-            pending[pool.submit(work, args[nxt] + (Shared(known) if share else None,))] = nxt
+            pending[pool.submit(work, args[nxt] + (Shared(known, commit) if share else None,))] = nxt
             nxt += 1
         done, _ = wait(pending, return_when=FIRST_COMPLETED)
         for future in done:

@@ -292,29 +292,37 @@ def apply_install(plan):
     previous install wrote as well, so a kill at any moment leaves a state that a re-run of install
     completes and uninstall understands (every file is written atomically: old or new, never half).
     Returns the plan that was applied."""
-    with InstallLock(plan.info.ag_home), UserFilesLock():
+    with InstallLock(plan.info.ag_home):
         # plan again under the lock when another install or uninstall ran since this plan was made (each
         # writes or removes the manifest first, under this lock): a stale "keep the user's hook" step
         # would chain our own hook to itself. The same manifest: the plan stands (planning is a third of
-        # an install's time), unless it writes a file outside this repository, which another
-        # repository's install (``install --all``: side by side) may have written since.
-        if (manifest.load(plan.info.ag_home) or {}) != plan.previous or _writes_outside(plan):
+        # an install's time).
+        if (manifest.load(plan.info.ag_home) or {}) != plan.previous:
             plan = plan_install(*plan.request)
-        info = plan.info
-        if not plan.actions:
-            record_outcome_baseline(info)  # a person's re-run accepts the guard's state as it is now (#29)
-            return plan
-        write_plan(plan, write_dirs(info, worktrees.view(plan.record, plan.worktree)),
-                   worktrees.intent(plan.record, plan.previous, plan.worktree))
-        record_outcome_baseline(info)
+        if not _writes_outside(plan):
+            return _apply(plan)  # this repository's files alone: installs side by side do not meet
+        # a file outside this repository (a user-level file another repository's install, side by side
+        # with this one under ``install --all``, may have written since): planned again under that lock
+        with UserFilesLock():
+            return _apply(plan_install(*plan.request))
+
+
+def _apply(plan):
+    info = plan.info
+    if not plan.actions:
+        record_outcome_baseline(info)  # a person's re-run accepts the guard's state as it is now (#29)
+        return plan
+    write_plan(plan, write_dirs(info, worktrees.view(plan.record, plan.worktree)),
+               worktrees.intent(plan.record, plan.previous, plan.worktree))
+    record_outcome_baseline(info)
     return plan
 
 
 def _writes_outside(plan):
-    """The plan writes a file outside this repository's work tree and git dir (a user-level file)."""
+    """The plan writes or removes a file outside this repository's work tree and git dir (a user-level file)."""
     info = plan.info
     mine = [d for d in (info.top, info.common_dir, info.ag_home) if d]
-    return any(a.kind == "write" and not any(inside(a.path, d) for d in mine) for a in plan.actions)
+    return any(not any(inside(a.path, d) for d in mine) for a in plan.actions)
 
 
 def write_plan(plan, dirs, intent):

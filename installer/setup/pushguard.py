@@ -94,10 +94,11 @@ def host_prefixes(url):
     return []
 
 
-def remote_urls(info):
+def remote_urls(info, ask=None):
     """{remote: ([url...], [pushurl...])} as git reads them (every config level), the guard's own
-    ``agw::`` taken off the pushurls."""
-    out = git(["config", "--get-regexp", r"^remote\..*\.(url|pushurl)$"], info.top, check=False)
+    ``agw::`` taken off the pushurls; ``ask(args)``: how to put the config question (default: git itself)."""
+    args = ["config", "--get-regexp", r"^remote\..*\.(url|pushurl)$"]
+    out = ask(args) if ask is not None else git(args, info.top, check=False)
     remotes = {}
     for row in out.splitlines():
         key, _, value = row.partition(" ")

@@ -9,7 +9,7 @@ from ...hooks.textsafe import safe
 from ..harness import registry, settingsplan
 from . import gitexclude, manifest, pushguard, worktrees
 from ..errors import AgentguardError
-from ..fsops import InstallLock, contained, file_mode, parents, read_contained, read_regular, \
+from ..fsops import InstallLock, UserFilesLock, contained, file_mode, parents, read_contained, read_regular, \
     remove_stale_temps, sha256_bytes
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours
 from ..gitaccess.repo import discover
@@ -116,8 +116,9 @@ def _uninstall_worktree(info, place, done, warnings):
         mine_done.append("dropped the record of the worktree %s, which no longer exists" % safe(place.shown, 300))
     else:
         mine_warnings.append("the main worktree is not where git lists it; its adapter files are left in place")
-    for harness in registry.HARNESSES.values():  # outside the work tree: for a worktree that is gone too
-        harness.steps.uninstall_outside(place.record, mine_done, mine_warnings)
+    with UserFilesLock():  # a user-level file other repositories' installs write too (install --all)
+        for harness in registry.HARNESSES.values():  # outside the work tree: for a worktree that is gone too
+            harness.steps.uninstall_outside(place.record, mine_done, mine_warnings)
     prefix = "" if here or place.info is None else "%s: " % safe(place.shown, 300)
     done.extend(prefix + line for line in mine_done)
     warnings.extend(prefix + line for line in mine_warnings)

@@ -10,6 +10,7 @@ from typing import Callable, Optional
 
 from ....hooks.textsafe import safe
 from ...setup import worktrees
+from ...gitaccess.configlist import ConfigList
 from ...gitaccess.gitenv import git
 
 FIX_ALL = "agentguard doctor --fix"
@@ -77,6 +78,10 @@ class Context(Results):
         self._memo = {}
 
     def git(self, args, check=False):
+        """stdout of ``git ARGS`` in the work tree; a config question is answered from the one listing of
+        the repository's config (``configlist``)."""
+        if not check and args[:1] == ["config"]:
+            return self.memo("config-list", lambda: ConfigList(self.info.top)).ask(args)
         return git(args, cwd=self.info.top, check=check)
 
     def memo(self, key, fn):

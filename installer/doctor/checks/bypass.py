@@ -83,7 +83,7 @@ def check_programs(ctx):
     if not isinstance(seen, list):
         return  # not installed, or by an agentguard that recorded none
     seen = [e for e in seen if isinstance(e, list)]
-    new = [e for e in program_settings(ctx.info.top) if e not in seen]
+    new = [e for e in program_settings(ctx.info.top, ctx.git) if e not in seen]
     if new:
         path, key, _ = new[0]
         ctx.add("bypass.programs", "warn", "git runs programs set in config that install did not see: %s"

@@ -10,7 +10,7 @@ from ....hooks.textsafe import safe
 from ...gitaccess import gitoptions
 from ...errors import AgentguardError
 from ...fsops import read_regular
-from ...gitaccess.gitenv import git
+from ...gitaccess.gitenv import git_about
 from ...gitaccess.repo import is_reftable
 from .base import REINSTALL
 
@@ -18,7 +18,7 @@ MIN_GIT = (2, 28)
 
 
 def _git_version(ctx):
-    return ctx.memo("git --version", lambda: git(["--version"], cwd=ctx.info.top).strip())
+    return git_about(["--version"]).strip()
 
 
 def check_version(ctx):
@@ -33,7 +33,7 @@ def check_version(ctx):
 
 
 def check_ref_storage(ctx):
-    if is_reftable(ctx.info):
+    if is_reftable(ctx.info, ctx.git):
         ctx.add("git.ref-storage", "warn", "reftable storage: branch renames and copies reach the hook only "
                 "as a HEAD line, so `git branch -m/-M/-c/-C` onto a protected name is not stopped by git",
                 "use the harness adapters, or the files backend (git refs migrate --ref-format=files)")

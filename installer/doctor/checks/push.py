@@ -13,7 +13,7 @@ from .. import probes
 from ...setup import pushguard
 from ...fsops import read_regular
 from .base import FIX_ALL, REINSTALL
-from ...gitaccess.gitenv import clean_env
+from ...gitaccess.gitenv import clean_env, git_about
 
 
 def check_push_guard(ctx):
@@ -37,7 +37,7 @@ def check_push_guard(ctx):
         problems.append("git config %s is %s" % (pushguard.ALIAS_KEY, "not set" if not alias else
                                                   "%r, not agentguard's" % safe(alias, 120)))
     dashed = "git-remote-" + SCHEME
-    shadow = [p for p in (shutil.which(dashed), shutil.which(dashed, path=ctx.git(["--exec-path"]))) if p]
+    shadow = [p for p in (shutil.which(dashed), shutil.which(dashed, path=git_about(["--exec-path"]))) if p]
     if shadow:
         problems.append("%s runs instead of agentguard's helper (git prefers a program to an alias)"
                         % safe(shadow[0], 200))
@@ -47,7 +47,7 @@ def check_push_guard(ctx):
         ctx.add("push.guard", "pass", "git hands pushes to %s:: URLs to agentguard's helper" % SCHEME)
     loose = {name: urls for name, urls in pushguard.coverage(ctx.info).items() if not covered(urls)}
     if loose:
-        pushurls = sorted(n for n, (_, push) in pushguard.remote_urls(ctx.info).items() if push and n in loose)
+        pushurls = sorted(n for n, (_, push) in pushguard.remote_urls(ctx.info, ctx.git).items() if push and n in loose)
         why = (" (%s: git applies no pushInsteadOf to a pushurl; install puts agw:: in front of it)"
                % ", ".join("remote.%s.pushurl" % safe(n, 60) for n in pushurls)) if pushurls else ""
         ctx.add("push.remotes", "fail", "pushes to %s go around the push guard (%s)%s"
