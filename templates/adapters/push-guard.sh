@@ -28,12 +28,6 @@ case $ag_url in
 */*) case ${ag_url%%/*} in *:*) ag_py push-guard "$@" ;; esac ;;
 *:*) ag_py push-guard "$@" ;;
 esac
-# git applies the user's protocol rules to a local path as transport "file" (protocol.file.allow,
-# protocol.allow, GIT_ALLOW_PROTOCOL, GIT_PROTOCOL_FROM_USER): where there is one, the runtime's
-# helper hands the push back to git (fallback), which applies it
-[ -z "${GIT_ALLOW_PROTOCOL+1}${GIT_PROTOCOL_FROM_USER+1}" ] || ag_py push-guard "$@"
-"$AGENTGUARD_GIT" config --get-regexp '^protocol\.(.+\.)?allow$' >/dev/null 2>&1
-[ "$?" -eq 1 ] || ag_py push-guard "$@"
 IFS= read -r ag_line || ag_py push-guard-resume - "" "$@"
 [ "$ag_line" = capabilities ] || ag_py push-guard-resume - "$ag_line" "$@"
 printf 'connect\npush\n\n'
@@ -41,8 +35,8 @@ IFS= read -r ag_line || ag_py push-guard-resume capabilities "" "$@"
 [ "$ag_line" = "connect git-receive-pack" ] || ag_py push-guard-resume capabilities "$ag_line" "$@"
 printf '\n'
 # receive-pack runs as git runs it for a local path: without this repository's environment (what
-# `git rev-parse --local-env-vars` names). fd 4 is git's end, for the report of a refusal.
-unset @LOCAL_ENV@
+# `git rev-parse --local-env-vars` names; unset in the block below once the update request is read,
+# and for receive-pack). fd 4 is git's end, for the report of a refusal.
 exec 4>&1
 ag_remote=$1
 set --
@@ -85,6 +79,21 @@ set --
 		*) ag_refs="$ag_refs ${ag_c##* }" ;;
 		esac
 	done
+	# git applies the user's protocol rules to a local path as transport "file" (protocol.file.allow,
+	# protocol.allow, GIT_ALLOW_PROTOCOL, GIT_PROTOCOL_FROM_USER): where there is one and something is to be
+	# sent, git is asked whether it lets this path be reached (ls-remote of it, in this repository) and
+	# nothing is sent where it does not. (An up-to-date push sends nothing: it ends as up to date, where
+	# git alone would have refused to connect.)
+	if [ "$#" -gt 0 ] || [ -n "$ag_slow" ]; then
+		if [ -n "${GIT_ALLOW_PROTOCOL+1}${GIT_PROTOCOL_FROM_USER+1}" ] \
+			|| ! { "$AGENTGUARD_GIT" config --get-regexp '^protocol\.(.+\.)?allow$' >/dev/null 2>&1; [ "$?" -eq 1 ]; }; then
+			"$AGENTGUARD_GIT" ls-remote "$ag_url" >/dev/null 2>&1 || {
+				echo "agentguard: git's protocol rules do not let this repository reach $ag_url (transport 'file'), so nothing was pushed" >&2
+				exit 1
+			}
+		fi
+	fi
+	unset @LOCAL_ENV@
 	if [ -z "$ag_slow" ] && [ -n "$ag_refs" ]; then
 		set -f
 		# shellcheck disable=SC2086 # one word per ref name (no spaces in them: checked above)
@@ -104,4 +113,4 @@ set --
 	done
 	printf 0000
 	exec @AG_CAT@
-} | "$AGENTGUARD_GIT" receive-pack "$ag_url" 4>&-
+} | (unset @LOCAL_ENV@ && exec "$AGENTGUARD_GIT" receive-pack "$ag_url") 4>&-
