@@ -1,8 +1,8 @@
 """The audit log: one JSON line per refusal in ``<git common dir>/agentguard/audit.jsonl``."""
-import json
 import os
 import time
 
+from . import jsonlite
 from .textsafe import safe, safe_argv
 
 LOG_NAME = "audit.jsonl"
@@ -35,7 +35,7 @@ def record(ag_home, hook, rule, refs, argv, pusher=None):
     }
     if pusher is not None:
         entry["pusher"] = safe(pusher, 200)
-    line = (json.dumps(entry, sort_keys=True) + "\n").encode("utf-8")
+    line = (jsonlite.dumps_sorted(entry) + "\n").encode("utf-8")
     try:
         fd = os.open(os.path.join(ag_home, LOG_NAME), os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK, 0o644)
         try:
@@ -53,7 +53,7 @@ def read(ag_home, limit=1000):
     out = []
     for raw in lines:
         try:
-            entry = json.loads(raw.decode("utf-8"))
+            entry = jsonlite.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
             continue
         if isinstance(entry, dict):

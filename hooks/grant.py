@@ -10,13 +10,12 @@ it consumed existed before the tool call, and a protected branch standing exactl
 put it is not taken back (``moved_by_grant``). The server side never reads any of this.
 """
 import binascii
-import json
 import os
-import re
 import stat
 import time
 
-from . import audit
+from . import audit, jsonlite
+from . import lazyre as re  # compiled when a grant is read: a refusal without one loads no re
 
 DIR = "allow"
 USED = "used"
@@ -55,13 +54,13 @@ def make(branch, minutes, now=None, tty=None):
     data = {"branch": branch, "created": now, "expires": now + 60 * minutes, "nonce": os.urandom(16).hex()}
     if tty:
         data["tty"] = tty
-    return data, (json.dumps(data, sort_keys=True) + "\n").encode("utf-8", "surrogateescape")
+    return data, (jsonlite.dumps_sorted(data) + "\n").encode("utf-8", "surrogateescape")
 
 
 def parse(raw):
     """The grant or use record in ``raw`` (bytes), or None when it is not one."""
     try:
-        data = json.loads(raw.decode("utf-8", "surrogateescape"))
+        data = jsonlite.loads(raw.decode("utf-8", "surrogateescape"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("branch"), str) \
@@ -161,7 +160,7 @@ def _record_use(ag_home, grant, hook, uses, now):
     record = dict(grant, used=now, hook=hook, refs=[{"ref": r, "old": o, "new": n} for _, r, o, n in uses])
     try:
         write_atomic(os.path.join(where, grant["nonce"] + ".json"),
-                     (json.dumps(record, sort_keys=True) + "\n").encode("utf-8", "surrogateescape"))
+                     (jsonlite.dumps_sorted(record) + "\n").encode("utf-8", "surrogateescape"))
         names = sorted(os.listdir(where), key=lambda n: _mtime(os.path.join(where, n)))
         for name in names[:-MAX_USED]:
             _unlink(os.path.join(where, name))

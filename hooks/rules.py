@@ -6,7 +6,6 @@ on) and the analyser (``Block``, one sentence an adapter hands its harness) rend
 the pre-commit entries, the adapters and the doctor read the fields, never the text.
 Anything taken from a repository or a command line goes through ``textsafe.safe``.
 """
-from . import lazyre
 
 from .textsafe import safe
 
@@ -107,7 +106,18 @@ RULES = _rules(
 BRANCH_RULES = ("commit-on-protected", "merge-on-protected", "rebase-protected", "protected-move", "protected-delete",
                 "protected-symref", "rename-onto-protected", "push-protected")
 
-_COMMENT = lazyre.compile(r"\s{2,}# ")
+def split_comment(step):
+    """``re.split(r"\\s{2,}# ", step, 1)``: a step and its comment, at the first "# " after two or more
+    blanks (without ``re``: every refusal of a git hook renders its steps)."""
+    k = step.find("# ")
+    while k != -1:
+        i = k
+        while i > 0 and step[i - 1].isspace():
+            i -= 1
+        if k - i >= 2:
+            return [step[:i], step[k + 2:]]
+        k = step.find("# ", k + 1)
+    return [step]
 
 
 class Refusal:
@@ -128,7 +138,7 @@ class Refusal:
         lines = ["agentguard: refused %s [rule: %s]" % (self.what, self.rule), "  " + self.why]
         if self.steps:
             lines.append("  To carry on:")
-            split = [_COMMENT.split(step, 1) for step in self.steps]
+            split = [split_comment(step) for step in self.steps]
             width = max(len(parts[0]) for parts in split)
             for parts in split:
                 lines.append("    " + (parts[0].ljust(width) + "  # " + parts[1] if len(parts) == 2 else parts[0]))

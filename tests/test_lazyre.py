@@ -149,3 +149,55 @@ def test_the_pre_check_of_an_ordinary_command_loads_no_re(command, guarded):
     assert decision == "allow" and not heavy & loaded, heavy & loaded
     decision, loaded = modules('X=x; git status; eval "$X"')
     assert decision == "block" and "re" in loaded
+
+
+AT_EXIT_LISTER = LISTER.replace("os._exit = _exit\n", "os._exit = _exit\nimport atexit\natexit.register(lambda: "
+                                "sys.stderr.write('MODULES ' + ' '.join(sorted(sys.modules)) + '\\n'))\n")
+
+
+def test_a_refusal_of_the_reference_transaction_hook_loads_no_re_or_json(guarded):
+    """The git hooks' runtime (``hooks.main``: what reference-transaction, pre-push and the doctor's probes
+    start) loads no ``re``, ``enum`` or ``json``: the audit line is written by ``jsonlite``, an object id
+    is told without a pattern. A move of main is still refused, main stays where it was, and the
+    refusal is in the audit log, read back as JSON."""
+    repo, _ = guarded
+    main_before = repo.rev("main")
+    with open(os.path.join(repo.path, CHECK)) as fh:
+        python = fh.read().split("exec '")[1].split("'")[0]
+    run_py = os.path.join(repo.path, ".git", "agentguard", "runtime", "run.py")
+    line = "%s %s refs/heads/main\n" % (main_before, "1" * 40)
+    proc = subprocess.run([python, "-I", "-S", "-B", "-c", AT_EXIT_LISTER,
+                           run_py, "reference-transaction", str(os.getpid()), "prepared"],
+                          input=line, cwd=repo.path, env=dict(repo.env, AGENTGUARD_GIT="git"), capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode != 0 and "[rule:" in proc.stderr, proc.stderr
+    assert repo.rev("main") == main_before
+    with open(os.path.join(repo.path, ".git", "agentguard", "audit.jsonl")) as fh:
+        entries = [json.loads(x) for x in fh.read().splitlines()]
+    assert entries and entries[-1]["hook"] == "reference-transaction", entries
+    assert "MODULES " in proc.stderr, proc.stderr
+    loaded = set(proc.stderr.split("MODULES ")[-1].split())
+    assert "hooks.backstop.reftx" in loaded and not {"re", "enum", "json"} & loaded, {"re", "enum", "json"} & loaded
+
+
+def test_the_object_id_tests_are_the_patterns_they_replace():
+    from agentguard.hooks.backstop.reflines import is_oid
+    from agentguard.hooks.gitmodel.refnames import is_object_id
+    pattern = re.compile(r"\A(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
+    abbrev = re.compile(r"\A[0-9a-f]{4,64}\Z")
+    samples = ["a" * 40, "0" * 64, "A" * 40, "g" * 40, "a" * 39, "a" * 41, "a" * 40 + "\n", " " + "a" * 39,
+               "a" * 63, "a" * 65, "", "0" * 20 + "x" + "0" * 19] + _corpus(n=200)
+    for text in samples:
+        assert is_oid(text) == bool(pattern.match(text)), repr(text)
+    for text in samples + ["abcd", "abc", "a" * 64 + "0", "0" * 5 + "\n", "ABCD", "1234567"]:
+        assert is_object_id(text) == bool(abbrev.match(text)), repr(text)
+
+
+def test_split_comment_is_the_pattern_it_replaces():
+    from agentguard.hooks.rules import split_comment
+    pattern = re.compile(r"\s{2,}# ")
+    samples = ["git branch x  # keep", "a # b", "a  #b", "a \t# b  # c", "  # x", "a   ", "#  # ", "a\u3000\u2003# b",
+               "a  ## b", "a \n # b", "git push -u origin <new-branch>   # then open"] + _corpus(n=400)
+    samples += ["".join(random.Random(i).choice(" \t#x\u00a0") for _ in range(12)) for i in range(400)]
+    for text in samples:
+        assert split_comment(text) == pattern.split(text, 1), repr(text)

@@ -3,10 +3,10 @@
 Input is untrusted bytes: any encoding, any length. Parsers never raise; a line they cannot
 read is returned as ``Malformed`` so the caller can refuse when it might touch a protected ref.
 """
-import re
 from collections import namedtuple
 
-_OID = re.compile(r"\A(?:[0-9a-f]{40}|[0-9a-f]{64})\Z")
+from ..gitmodel.refnames import is_full_oid
+
 MAX_LINES = 1000000
 
 RefUpdate = namedtuple("RefUpdate", "old new ref")
@@ -15,7 +15,7 @@ Malformed = namedtuple("Malformed", "text words")
 
 
 def is_oid(value):
-    return bool(_OID.match(value))
+    return is_full_oid(value)
 
 
 def is_zero(value):
