@@ -75,23 +75,62 @@ def _flock_within(fd, wait, pause, busy):
             time.sleep(pause)
 
 
+def lock_generation(ag_home):
+    """The generation of ``<ag_home>/lock``: its mtime in ns, which every holder of the InstallLock moves
+    forward when it takes the lock (None: no lock file). A plan reads it before anything else; the same
+    generation under the lock means no install or uninstall ran in between (the manifest alone reads the
+    same after an install and an uninstall, while a plan made then saw the files half-way)."""
+    try:
+        return os.stat(os.path.join(ag_home, "lock")).st_mtime_ns
+    except OSError:
+        return None
+
+
 class InstallLock:
-    """``<ag_home>/lock``: one install or uninstall at a time per repository."""
+    """``<ag_home>/lock``: one install or uninstall at a time per repository. ``before``: the
+    generation found when the lock was taken (``lock_generation``); the holder moves it forward."""
 
     def __init__(self, ag_home, wait=5.0):
         self.path = os.path.join(ag_home, "lock")
         self.wait = wait
         self.fd = None
+        self.before = None
 
     def __enter__(self):
-        os.makedirs(os.path.dirname(self.path), exist_ok=True)
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        _flock_within(self.fd, self.wait, 0.05, "another agentguard install or uninstall is running in this "
-                                               "repository; try again when it has finished")
+        import time
+        deadline = time.monotonic() + self.wait
+        while True:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            created = not os.path.exists(self.path)
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            _flock_within(self.fd, max(0.0, deadline - time.monotonic()), 0.05, "another agentguard install or "
+                          "uninstall is running in this repository; try again when it has finished")
+            held = os.fstat(self.fd)
+            try:
+                now_there = os.stat(self.path)
+            except FileNotFoundError:
+                now_there = None
+            if now_there is not None and (now_there.st_dev, now_there.st_ino) == (held.st_dev, held.st_ino):
+                break
+            os.close(self.fd)  # the holder before took the lock file away (an uninstall that found nothing)
+        old = held.st_mtime_ns
+        self.before = None if created else old
+        # strictly later than before, whatever the clock's grain: no two holders leave the same generation
+        now = max(time.time_ns(), old + 1)
+        os.utime(self.fd, ns=(now, now))
         return self
 
     def __exit__(self, *exc):
         os.close(self.fd)
+
+    def remove(self):
+        """Take the lock file and its folder away while holding it (the folder only when empty): a run
+        waiting on it finds it gone once it has the lock, and opens it again."""
+        try:
+            os.unlink(self.path)
+            os.rmdir(os.path.dirname(self.path))
+        except OSError:
+            pass
 
 
 class UserFilesLock:

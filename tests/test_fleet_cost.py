@@ -225,6 +225,47 @@ def test_a_plan_made_before_another_install_ran_is_made_again_under_the_lock(mak
     assert doctored(repo, None)["hooks.pre-commit"].status == "pass"
 
 
+def test_a_plan_that_saw_another_runs_files_half_way_is_made_again_even_when_the_manifest_reads_the_same(
+        make_repo, monkeypatch):
+    """The race CI caught (test_racing_installs_and_uninstalls): a plan read "no manifest" before
+    another install wrote it and the hooks after; an uninstall then took the manifest away again. The
+    manifest reads the same as when planning, but the plan wrote only a manifest, over no hooks. The
+    lock's generation moved (each install and uninstall moves it): the plan is made again."""
+    from agentguard.installer.setup.install import apply_install, plan_install
+    repo, _ = make_repo(install=False)
+    hook = os.path.join(repo.path, ".git", "hooks", "pre-commit")
+    write(hook, USER_HOOK, 0o755)
+    for key, value in repo.env.items():
+        monkeypatch.setenv(key, value)
+    repo.agentguard("install")
+    record = os.path.join(repo.path, ".git", "agentguard", manifest.NAME)
+    saved = open(record, "rb").read()
+    os.unlink(record)
+    plan = plan_install(repo.path)  # no manifest yet, the other install's hooks already in place
+    assert not any(a.path == hook for a in plan.actions)  # the stale plan: nothing to write there
+    write(record, saved, 0o644)
+    repo.agentguard("uninstall")  # the manifest is gone again, as when the plan read it
+    assert open(hook, "rb").read() == USER_HOOK
+    assert apply_install(plan) is not plan
+    assert open(hook + ".agentguard-chained", "rb").read() == USER_HOOK
+    assert b"agentguard" in open(hook, "rb").read()
+    assert doctored(repo, None)["hooks.pre-commit"].status == "pass"
+
+
+def test_a_plan_no_other_run_met_is_applied_as_made(make_repo, monkeypatch):
+    """The counterpart: with no other install or uninstall in between, the plan stands (planning is a
+    third of an install's time; install --all plans each repository once)."""
+    from agentguard.installer.setup.install import apply_install, plan_install
+    repo, _ = make_repo(install=False)
+    for key, value in repo.env.items():
+        monkeypatch.setenv(key, value)
+    repo.agentguard("install")
+    repo.agentguard("uninstall")  # a lock file from earlier runs: its generation is read, not absent
+    plan = plan_install(repo.path)
+    assert apply_install(plan) is plan
+    assert doctored(repo, None)["hooks.pre-commit"].status == "pass"
+
+
 def test_two_separate_installs_write_the_same_compiled_runtime(make_repo):
     """The .pyc bytes depend on the sources and the interpreter alone, not on the process that compiled
     them (a re-run after a killed install completes it byte for byte; doctor --all shares the probes)."""

@@ -17,8 +17,8 @@ from . import gitexclude, manifest, pushguard, worktrees
 from ..gitaccess.programs import program_settings
 from ..committedconfig import configured_remotes, effective_policy, remote_changes
 from ..errors import AgentguardError
-from ..fsops import (InstallLock, UserFilesLock, contained, copy_exact, file_mode, parents, read_regular,
-                     remove_stale_temps, sha256_bytes)
+from ..fsops import (InstallLock, UserFilesLock, contained, copy_exact, file_mode, lock_generation, parents,
+                     read_regular, remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
 from ..gitaccess.repo import branch_refs, discover, remote_head_branches
 from ..gitaccess import gitoptions
@@ -47,6 +47,7 @@ class Plan:
     request: tuple = ()  # plan_install's arguments, to plan again under the lock
     previous: dict = field(default_factory=dict)  # the manifest found when planning ({} if none)
     worktree: object = None  # worktrees.key_of(info): None for the main worktree
+    generation: object = None  # fsops.lock_generation when planning began
 
 
 def prime():
@@ -73,6 +74,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     worktree's adapter files are recorded apart from the other worktrees' (``worktrees``)."""
     info = discover(path)
     _check_hooks_dir(info)
+    generation = lock_generation(info.ag_home)  # first: whatever is read after it, a change since shows
     full = manifest.load(info.ag_home) or {}
     key = worktrees.key_of(info)
     previous = worktrees.view(full, key)  # the shared keys and this worktree's own
@@ -89,7 +91,7 @@ def plan_install(path, protect=None, policy=None, harnesses=None, transport=None
     if shared is None:
         shared = previous.get("shared") is True
     plan = Plan(info, policy, warnings=list(warnings), request=(path, protect, policy, harnesses, transport, shared),
-                previous=full, worktree=key)
+                previous=full, worktree=key, generation=generation)
     python = interpreter()
     home = info.ag_home
     want, owned = wanting(plan)
@@ -292,12 +294,13 @@ def apply_install(plan):
     previous install wrote as well, so a kill at any moment leaves a state that a re-run of install
     completes and uninstall understands (every file is written atomically: old or new, never half).
     Returns the plan that was applied."""
-    with InstallLock(plan.info.ag_home):
-        # plan again under the lock when another install or uninstall ran since this plan was made (each
-        # writes or removes the manifest first, under this lock): a stale "keep the user's hook" step
-        # would chain our own hook to itself. The same manifest: the plan stands (planning is a third of
-        # an install's time).
-        if (manifest.load(plan.info.ag_home) or {}) != plan.previous:
+    with InstallLock(plan.info.ag_home) as lock:
+        # plan again under the lock when another install or uninstall took it since this plan began (each
+        # moves the lock's generation forward): a stale "keep the user's hook" step would chain our own
+        # hook to itself, and a plan read while another run wrote mixes two states (the manifest alone
+        # can read the same after an install and an uninstall). No other run: the plan stands (planning
+        # is a third of an install's time).
+        if lock.before != plan.generation or (manifest.load(plan.info.ag_home) or {}) != plan.previous:
             plan = plan_install(*plan.request)
         if not _writes_outside(plan):
             return _apply(plan)  # this repository's files alone: installs side by side do not meet

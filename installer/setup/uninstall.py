@@ -30,7 +30,7 @@ def uninstall(path):
     home = info.ag_home
     existed = os.path.isdir(home)
     done, warnings = [], []
-    with InstallLock(home):
+    with InstallLock(home) as lock:
         record, problem = manifest.read(home)
         if problem == "missing" and os.path.isfile(os.path.join(home, TEMPLATE_MARK)):
             problem = None  # made from agentguard's git template: no install has recorded anything yet
@@ -52,8 +52,8 @@ def uninstall(path):
                                                   "could not restore, so left in place: %s; remove by hand what you "
                                                   "do not want" % safe_list(left) if left else
                                                   "nothing of it is left"))
-    if not existed and not done:
-        _remove_empty_home(home)  # only the lock this run made: leave no trace where nothing was installed
+        if not existed and not done:
+            lock.remove()  # only the lock this run made: leave no trace where nothing was installed
     return info, done, warnings
 
 
@@ -90,14 +90,6 @@ def _remove_runtime(info, done):
             pass
     if found:
         done.append("removed the runtime copy, the policy snapshot and the record from %s" % info.display(home))
-
-
-def _remove_empty_home(home):
-    try:
-        os.unlink(os.path.join(home, "lock"))
-        os.rmdir(home)
-    except OSError:
-        pass
 
 
 def _uninstall_worktree(info, place, done, warnings):
