@@ -18,8 +18,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-# (name, command the agent runs, set-up before each run, clean-up after it): set-ups and clean-ups are
-# a person's plain git, not measured
+# (name, command the agent runs, set-up before each run, clean-up after it[, the folder of the work tree
+# the harness runs both hooks and the command in]): set-ups and clean-ups are a person's plain git, not
+# measured
 STEPS = [
     ("git status", "git status --short", None, None),
     ("commit on a branch", "git commit -q --allow-empty -m step", None, None),
@@ -30,6 +31,9 @@ STEPS = [
     ("worktree add", "git worktree add -q ../wt -b wt", None,
      "git worktree remove --force ../wt && git branch -q -D wt"),
     ("run the tests", "true", None, None),
+    ("push, protocol.file.allow=always", "git push -q origin work", "git commit -q --allow-empty -m p && "
+     "git config --global protocol.file.allow always", "git config --global --unset protocol.file.allow"),
+    ("commit in a subdirectory", "git commit -q --allow-empty -m sub", "mkdir -p src", None, "src"),
 ]
 
 
@@ -72,15 +76,16 @@ def setup(root, agentguard, env):
     return work
 
 
-def step_once(work, env, hooks, command, before, after):
+def step_once(work, env, hooks, command, before, after, sub=None):
     if before:
         sh(before, work, env)
-    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": command}, "cwd": work,
+    cwd = os.path.join(work, sub) if sub else work
+    payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": command}, "cwd": cwd,
                           "hook_event_name": "PreToolUse"})
     start = cpu()
-    pre = sh(hooks[0], work, env, payload)
-    run = sh(command, work, env)
-    post = sh(hooks[1], work, env, payload.replace("PreToolUse", "PostToolUse"))
+    pre = sh(hooks[0], cwd, env, payload)
+    run = sh(command, cwd, env)
+    post = sh(hooks[1], cwd, env, payload.replace("PreToolUse", "PostToolUse"))
     spent = cpu() - start
     if after:
         sh(after, work, env)
@@ -107,12 +112,12 @@ def main(argv=None):
     print("%-22s %12s %12s %8s" % ("step (pre+cmd+post)", "this ms", "other ms", "ratio"))
     worst = 0.0
     try:
-        for name, command, before, after in STEPS:
+        for name, command, before, after, *sub in STEPS:
             samples: dict = {"this": [], "other": []}
             skipped = {}
             for _ in range(args.runs):
                 for version in ("this", "other"):
-                    spent, problem = step_once(works[version], env, hooks[version], command, before, after)
+                    spent, problem = step_once(works[version], env, hooks[version], command, before, after, *sub)
                     if problem:
                         skipped[version] = problem
                     samples[version].append(spent)

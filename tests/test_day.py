@@ -356,3 +356,28 @@ def test_a_day_at_the_guards_edges(world):
     agent.run(repo, "git status --short")
     assert repo.run("config", "--global", "core.editor").stdout.strip() == "true"
     end_of_day(repo)
+
+
+def test_a_day_from_a_subdirectory_with_the_persons_protocol_rules(world):
+    """Last round's features in a day: the harness runs its settings command in a subdirectory of the work
+    tree (not its top), and the person's own `protocol.file.allow=always` stands over the local-path
+    remote the pushes go to. Nothing refused, nothing undone, git status clean."""
+    env, root = world
+    repo, origin = project(world)
+    repo.run("config", "--global", "protocol.file.allow", "always")  # the person's, before the day
+    sub = os.path.join(repo.path, "src", "app")
+    os.makedirs(sub)
+    agent = Agent()
+    agent.run(repo, "git switch -q -c feature/app", cwd=sub)
+    write(repo, "app.py", "print('app')\n", cwd=sub)
+    agent.run(repo, "git add app.py && git commit -q -m 'Add the app'", cwd=sub)
+    agent.run(repo, "git push -q -u origin feature/app", cwd=sub)
+    assert origin.rev("refs/heads/feature/app") == repo.rev("feature/app")
+    write(repo, "app.py", "print('app, v2')\n", cwd=sub)
+    agent.run(repo, "git commit -q -am 'App v2' && git push -q && git status --short", cwd=sub)
+    agent.run(repo, "git push -q origin feature/app")  # from the top, nothing to send
+    assert origin.rev("refs/heads/feature/app") == repo.rev("feature/app")
+    assert origin.rev("main") == repo.rev("main")
+    agent.run(repo, "git fetch -q origin && git log -1 --oneline origin/feature/app", cwd=sub)
+    assert repo.run("config", "--global", "protocol.file.allow").stdout.strip() == "always"
+    end_of_day(repo)

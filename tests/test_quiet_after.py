@@ -1,9 +1,10 @@
 """#30: the cheap paths of the check every tool call pays, and proof that each one still sends what it
 cannot vouch for to the full check. ``check --after`` decides "nothing to undo" without loading the
-after-check (``hooks/outcome/unchanged.py``) only when the snapshot taken again is byte for byte the
-one the pre-check stored; the pre-check does not rewrite a snapshot whose bytes did not change (the
-call it was taken for is kept beside it). Each test below changes one thing the shortcut relies on,
-checks that the shortcut says no (so these tests can fail), and that the after-check still repairs."""
+after-check (``hooks/outcome/unchanged.py``) only when the snapshot taken again holds the same values as
+the one the pre-check stored (as the after-check reads it); the pre-check does not rewrite a snapshot
+whose bytes did not change (the call it was taken for is kept beside it). Each test below changes one
+thing the shortcut relies on, checks that the shortcut says no (so these tests can fail), and that the
+after-check still repairs."""
 import json
 import os
 import subprocess

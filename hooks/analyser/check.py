@@ -16,7 +16,6 @@ import sys
 
 from ..gitio import scrubbed_env
 from ..jsonlite import dumps  # json.dumps's text without `import json` (json.decoder imports re)
-from .decision import analyse, record_snapshot, verdict
 
 USAGE = ("usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check [--after] --hook HARNESS"
          " | check --after [--cwd DIR] [--json]")
@@ -102,6 +101,7 @@ def main(argv, out=None):
         elif report.reason():
             out.write(report.reason() + "\n")
         return report.status
+    from .decision import analyse, record_snapshot
     block = analyse(command, write, cwd)
     record_snapshot(cwd, command if write is None else "write " + write)
     if as_json:
@@ -111,4 +111,13 @@ def main(argv, out=None):
     return 0 if block is None else 1
 
 
-__all__ = ["analyse", "main", "parse_args", "record_snapshot", "verdict"]
+def __getattr__(name):
+    """The decision's own names, as this module has always offered them, loaded when asked for: the
+    after-check, which comes here too, never needs them."""
+    if name in ("analyse", "record_snapshot", "verdict"):
+        from . import decision
+        return getattr(decision, name)
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
+
+__all__ = ["main", "parse_args"]

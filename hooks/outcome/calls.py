@@ -10,7 +10,7 @@ from ..textsafe import safe
 from . import store
 
 MAX_CALL = 200  # characters of the call's command kept for attribution
-PENDING = ".pending"
+PENDING = store.PENDING
 MAX_KEPT = 5
 
 
@@ -22,7 +22,7 @@ def call_record(call):
 
 
 def pending_path(where):
-    return store.snapshot_path(where.ag_home, where.top)[:-len(".json")] + PENDING
+    return store.pending_path(where.ag_home, where.top)
 
 
 _path = pending_path

@@ -1,9 +1,11 @@
 """``check --after``'s common case, told apart cheaply: the tool call changed nothing the after-check
 compares. The snapshot is taken again exactly as the pre-check took it (``snapshot.take``, the
 stored layout and roots, the stored hashes lent where a file's stat is unchanged, ctime and inode included)
-and serialized the way the pre-check stored it (``store.serialize``): the same bytes mean that every
-comparison ``after.check`` makes (config entries, files, protected refs and their symbolic refs,
-the local-path remotes) finds nothing. Whatever else ``after.run`` would act on sends the check to
+and compared, whole, with the snapshot as ``after.run`` reads it (``store.parse``): the same values mean
+that every comparison ``after.check`` makes (config entries, files, protected refs and their symbolic
+refs, the local-path remotes) finds nothing. (Compared as values, not as the bytes ``store.serialize``
+would write again: the same answer for any snapshot the pre-check wrote, a tenth of the CPU time.)
+Whatever else ``after.run`` would act on sends the check to
 ``after.run`` itself: no snapshot that reads, a marker of damage not undone, repairs a pre-check left
 to tell, a protected branch's loose ref file that is not a plain file of its own (``reflinks``:
 a FIFO, a symlink, a hard link), a file with a second name, a file install wrote whole that does not
@@ -13,7 +15,7 @@ Read-only: it writes, repairs and imports nothing of the after-check."""
 import os
 import stat
 
-from . import calls, snapshot, store
+from . import snapshot, store
 
 
 def nothing_to_undo(cwd):
@@ -42,13 +44,13 @@ def nothing_to_undo(cwd):
         return False  # a second name to undo (``reflinks.unshare_files``), or install's file not as installed
     if not _plain_ref_files(where, policy, now["refs"]):
         return False
-    return store.serialize(now) == raw
+    return dict(now, format=store.FORMAT) == before
 
 
 def _left_to_tell(where):
     """A marker of damage not undone (``after.run`` clears it), or repairs a pre-check kept to tell."""
     return any(os.path.lexists(path) for path in (store.unrepaired_path(where.ag_home, where.top),
-                                                   calls.pending_path(where)))
+                                                   store.pending_path(where.ag_home, where.top)))
 
 
 def _stored_roots(where, roots):

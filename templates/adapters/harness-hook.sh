@@ -14,7 +14,9 @@
 # The settings entry's launcher sources this file with h=<git common dir>/agentguard/harness-hook: ./.git's
 # when that is a git dir of this user's (no commondir file, no GIT_DIR), else the common dir it has just asked
 # git for: no second git start.
-p=$(cat)
+# before the call the payload is kept for the fallback below; after it, nothing here reads it: it goes
+# straight to the runtime (no cat started)
+[ -n "$2" ] || p=$(cat)
 case "${h:-}" in
 */agentguard/harness-hook) g=${h%/agentguard/harness-hook} ;;
 *) g=$(git rev-parse --git-common-dir 2>/dev/null) ;;
@@ -27,9 +29,11 @@ if [ -x "$c" ]; then
 	# install it finds, runs it as a program.
 	# AGENTGUARD_ANSWERED=1: the runtime exits 40 + its status, so an empty or cut-short launcher (sh exits 0 on
 	# what is left of it, which these harnesses take as allow) is told from the runtime's answer
-	if [ -n "${h:-}" ] && [ "$0" = agentguard ]; then (set -- "$g/agentguard" ${2:+--after} --hook "$1"; AGENTGUARD_ANSWERED=1; export AGENTGUARD_ANSWERED; . "$c"); else AGENTGUARD_ANSWERED=1 "$c" ${2:+--after} --hook "$1"; fi <<AGENTGUARD_CALL
+	ask() { if [ -n "${h:-}" ] && [ "$0" = agentguard ]; then (set -- "$g/agentguard" ${2:+--after} --hook "$1"; AGENTGUARD_ANSWERED=1; export AGENTGUARD_ANSWERED; . "$c"); else AGENTGUARD_ANSWERED=1 "$c" ${2:+--after} --hook "$1"; fi; }
+	if [ -n "$2" ]; then ask "$@"; else ask "$@" <<AGENTGUARD_CALL
 $p
 AGENTGUARD_CALL
+	fi
 	s=$?
 	case $s in 40 | 42) exit $((s - 40)) ;; esac
 	w="it failed with status $s"
