@@ -44,7 +44,7 @@ def _pattern(section, sub, names):
 
 
 # One `git config --get-regexp` pattern that finds every key ``rule_for`` may answer for (the tables above
-# and the keys that route pushes or switch hooks off).
+# and the keys that route pushes or switch hooks off); ``watched`` tells the same keys without ``re``.
 WATCHED = "^(%s)$" % "|".join(
     [r"core\.hookspath", r"includeif\..+", r"include\..+",
      r"remote\..+\.(url|pushurl|fetch|uploadpack|vcs|receivepack)", r"url\..+\.(insteadof|pushinsteadof)",
@@ -52,6 +52,83 @@ WATCHED = "^(%s)$" % "|".join(
     + [_pattern(sec, sub, names) for sec, sub, names in PROGRAMS]
     + [_pattern(sec, sub, None if var is None else (var,)) for sec, sub, var, _ in VALUED])
 
+# WATCHED as (section, subsection, variables) forms, for ``watched`` (no ``re`` on a tool call's path):
+# subsection "" none, None any (one character or more, dots too), variables None any (one character or more)
+_WATCHED_FORMS = ((("core", "", ("hookspath",)), ("includeif", "", None), ("include", "", None),
+                   ("remote", None, REMOTE_VARS + ("receivepack",)), ("url", None, ("insteadof", "pushinsteadof")),
+                   ("branch", None, UPSTREAM_VARS))
+                  + PROGRAMS + tuple((sec, sub, None if var is None else (var,)) for sec, sub, var, _ in VALUED))
+
+
+def watched(key):
+    """True when ``key`` (canonical) is one ``WATCHED`` matches, told without a pattern."""
+    section, dot, rest = key.partition(".")
+    if not dot or not rest or "\n" in key:
+        return False
+    for sec, sub, names in _WATCHED_FORMS:
+        if sec != section:
+            continue
+        if sub is None:
+            inner, dot, var = rest.rpartition(".")
+            if names is None:  # section.<any>.<any>: some dot with a character either side
+                if "." in rest[1:-1]:
+                    return True
+            elif any(rest.endswith("." + n) and len(rest) > len(n) + 1 for n in names):
+                return True
+            continue
+        tail = rest if sub == "" else (rest[len(sub) + 1:] if rest.startswith(sub + ".") else None)
+        if tail is not None and (tail in names if names is not None else bool(tail)):
+            return True
+    return False
+
+
+# One listing of a repository's config at every level, with each entry's scope and file: the analyser's
+# view of the config and the snapshot's watched entries both read it (``check``: one git, not two).
+LISTING = ["config", "-z", "--show-scope", "--show-origin", "--list"]
+_LISTINGS: "dict | None" = None  # {(real top, environment): (rc, output)} once ``share_listings`` ran
+
+
+def share_listings():
+    """From now on, this process lists a repository's config once per environment (``layout.share_answers``:
+    ``check``, where nothing changes the config between the analyser and the snapshot)."""
+    global _LISTINGS
+    _LISTINGS = {}
+
+
+def listing(top, env=None):
+    """(git's exit status, ``LISTING``'s output) of the repository at ``top``, with ``env``."""
+    found = listed(top, env)
+    if found is None:
+        from . import gitio
+        found = gitio.run(LISTING, cwd=top, env=env)
+        if _LISTINGS is not None:
+            _LISTINGS[_key(top, env)] = found
+    return found
+
+
+def listed(top, env=None):
+    """``listing``'s answer when this process already has it (shared), else None; handed over once:
+    whoever asks after that (the after-check's mechanism, re-reading what it put back) asks git."""
+    return None if _LISTINGS is None else _LISTINGS.pop(_key(top, env), None)
+
+
+def _key(top, env):
+    import os
+    return os.path.realpath(top), tuple(sorted((os.environ if env is None else env).items()))
+
+
+def parse_listing(data, cwd):
+    """[[scope, file, key, value]] of `git config -z --show-scope --show-origin` output (value None:
+    a key without ``=``); ``file`` absolute, or None for the command line."""
+    import os
+    items = data.split(b"\0")
+    out = []
+    for i in range(0, len(items) - 2, 3):
+        scope, origin, entry = (x.decode("utf-8", "surrogateescape") for x in items[i:i + 3])
+        key, newline, value = entry.partition("\n")
+        path = os.path.normpath(os.path.join(cwd, origin[len("file:"):])) if origin.startswith("file:") else None
+        out.append([scope, path, key, value if newline else None])
+    return out
 
 def split(key):
     """(section, subsection, variable) of a config key; section and variable lower-cased."""

@@ -114,9 +114,12 @@ _ANSWERS: "dict | None" = None  # {(real cwd, git_dir, environment): Layout or N
 def share_answers():
     """From now on, this process asks git once per directory and environment (``check``: the analyser
     and the snapshot it records before the call runs ask about the same repository, nothing changes it
-    in between). Off by default: a process that changes a repository (install, the doctor) asks again."""
+    in between), and lists its config once (``guardconfig.listing``). Off by default: a process that changes
+    a repository (install, the doctor) asks again."""
     global _ANSWERS
     _ANSWERS = {}
+    from .guardconfig import share_listings
+    share_listings()
 
 
 def at(cwd, git_dir=None, env=None):

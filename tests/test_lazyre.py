@@ -117,15 +117,15 @@ exec(compile(open(run).read(), run, "exec"), {"__file__": run, "__name__": "__ma
 """
 
 
-def runtime_check(repo, command):
+def runtime_check(repo, command, env=None):
     """(exit status, the decision, the modules loaded) of the runtime copy's ``check --json -- command``,
-    run as its launcher runs it."""
+    run as its launcher runs it (``env``: more of the environment)."""
     with open(os.path.join(repo.path, CHECK)) as fh:
         python = fh.read().split("exec '")[1].split("'")[0]
     run_py = os.path.join(repo.path, ".git", "agentguard", "runtime", "run.py")
     proc = subprocess.run([python, "-I", "-S", "-B", "-c", LISTER, run_py, "check", "--json", "--", command],
-                          cwd=repo.path, env=dict(repo.env, AGENTGUARD_GIT="git"), capture_output=True, text=True,
-                          timeout=60)
+                          cwd=repo.path, env=dict(repo.env, AGENTGUARD_GIT="git", **(env or {})), capture_output=True,
+                          text=True, timeout=60)
     line = [x for x in proc.stderr.splitlines() if x.startswith("MODULES ")]
     assert line, proc.stderr
     return proc.returncode, json.loads(proc.stdout)["decision"], set(line[-1].split()[1:])

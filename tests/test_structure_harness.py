@@ -1,7 +1,8 @@
-"""A harness is described in one place: its name appears in the Python source of ``hooks/`` and
-``installer/`` only in its own modules (``hooks/harness/<name>.py``, ``installer/harness/<name>.py``)
-and the two registries that list them. Docstrings may speak of a harness; code, strings and comments
-may not (a path, a tool name, a setting of a harness named elsewhere is a second place for it)."""
+"""A harness is described in one place: its name appears in the Python source of ``hooks/`` and ``installer/`` only in
+its own modules (``hooks/harness/<name>.py``, ``installer/harness/<name>.py``) and the two registries that list them
+(and ``hooks/harness/watched.py``, the registry's table of their files, which tests/test_harness_watched.py proves
+equal to what each harness's module says). Docstrings may speak of a harness; code, strings and comments may not (a
+path, a tool name, a setting of a harness named elsewhere is a second place for it)."""
 import ast
 import io
 import os
@@ -12,7 +13,7 @@ from agentguard.hooks.harness.registry import NAMES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAMED = re.compile(r"(?<![a-z0-9])(%s)(?![a-z0-9])" % "|".join(NAMES), re.I)
-REGISTRIES = ("hooks/harness/registry.py", "installer/harness/registry.py")
+REGISTRIES = ("hooks/harness/registry.py", "installer/harness/registry.py", "hooks/harness/watched.py")
 
 
 def _docstrings(source):

@@ -72,9 +72,12 @@ class RepoView:
 
     def config(self):
         """{lower-cased key: [values]} of the repository's effective config."""
-        if self._config is None:
-            _, out = gitio.run(["config", "-z", "--list"], cwd=self.top)
-            self._config = parse_config_list(out)
+        if self._config is None:  # (the listing the snapshot reads too: one git per ``check``)
+            from ..guardconfig import listing, parse_listing
+            config: dict = {}
+            for _, _, key, value in parse_listing(listing(self.top)[1], self.top):
+                config.setdefault(config_key(key), []).append("" if value is None else value)
+            self._config = config
         return self._config
 
     def get(self, key, default=None):

@@ -36,19 +36,22 @@ def __getattr__(attr):
 
 
 def worktree_files():
-    """Every harness's guarded files in the work tree (relative, ``/``-separated)."""
-    return tuple(rel for h in __getattr__("HARNESSES").values() for rel in h.worktree_files)
+    """Every harness's guarded files in the work tree (relative, ``/``-separated): ``watched``'s table of
+    what the descriptors say, without importing the harnesses."""
+    from .watched import WORKTREE_FILES
+    return WORKTREE_FILES
 
 
 def user_files(environ=None):
     """Every harness's guarded user-level files, where ``environ`` (default: this process's) puts them."""
-    env = os.environ if environ is None else environ
-    return [path for h in __getattr__("HARNESSES").values() for path in h.user_files(env)]
+    from .watched import user_files as table
+    return table(os.environ if environ is None else environ)
 
 
 def not_watched():
     """Names of user-level files the harnesses write themselves all the time."""
-    return tuple(name for h in __getattr__("HARNESSES").values() for name in h.not_watched)
+    from .watched import NOT_WATCHED
+    return NOT_WATCHED
 
 
 def involves():

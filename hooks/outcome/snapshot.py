@@ -140,14 +140,18 @@ def policy_of(where, record=None):
 
 
 def read_git(where, policy=None):
-    """(config entries, {protected ref: oid}): two git processes, run at the same time."""
+    """(config entries, {protected ref: oid}): two git processes, run at the same time (the config's
+    listing once per ``check``: ``guardconfig.listing``, shared with the analyser)."""
     policy = policy_of(where) if policy is None else policy
     patterns = list(policy.branches) if policy is not None else []
-    config_out, refs_out = gitio.run_many([
-        ["config", "-z", "--show-scope", "--show-origin", "--get-regexp", guardconfig.WATCHED],
-        ["for-each-ref", "--format=%(objectname) %(refname) %(symref)"]
-        + [p for pat in patterns for p in ("refs/heads/" + pat, "refs/remotes/*/" + pat)]], cwd=where.top,
-        env=gitio.scrubbed_env())
+    env = gitio.scrubbed_env()
+    refs_argv = ["for-each-ref", "--format=%(objectname) %(refname) %(symref)"] \
+        + [p for pat in patterns for p in ("refs/heads/" + pat, "refs/remotes/*/" + pat)]
+    config_out = guardconfig.listed(where.top, env)
+    if config_out is not None:
+        refs_out = gitio.run(refs_argv, cwd=where.top, env=env)
+    else:
+        config_out, refs_out = gitio.run_many([guardconfig.LISTING, refs_argv], cwd=where.top, env=env)
     if refs_out[0] != 0 or config_out[0] not in (0, 1):
         raise gitio.GitError("git cannot read this repository's refs or config")
     refs = reflinks.Refs()
@@ -157,20 +161,11 @@ def read_git(where, policy=None):
             if policy.classify(ref) is None:
                 refs.pop(ref)
                 refs.symrefs.pop(ref, None)
-    return parse_config(config_out[1], where.top), refs
+    entries = guardconfig.parse_listing(config_out[1], where.top)
+    return [e for e in entries if guardconfig.watched(e[2])], refs
 
 
-def parse_config(data, cwd):
-    """[[scope, file, key, value]] of `git config -z --show-scope --show-origin` output (value None:
-    a key without ``=``); ``file`` absolute, or None for the command line."""
-    items = data.split(b"\0")
-    out = []
-    for i in range(0, len(items) - 2, 3):
-        scope, origin, entry = (x.decode("utf-8", "surrogateescape") for x in items[i:i + 3])
-        key, newline, value = entry.partition("\n")
-        path = os.path.normpath(os.path.join(cwd, origin[len("file:"):])) if origin.startswith("file:") else None
-        out.append([scope, path, key, value if newline else None])
-    return out
+parse_config = guardconfig.parse_listing  # (the name install's program records and the doctor read it by)
 
 
 def watched_roots(where):
