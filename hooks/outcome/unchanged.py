@@ -54,8 +54,8 @@ def _left_to_tell(where):
 
 
 def _stored_roots(where, roots):
-    """The roots the pre-check computed (``snapshot.watched_roots``, which imports every harness's
-    module), when each is one the guard could watch: its home, its hooks, in the work tree, the home
+    """The roots the pre-check computed (``snapshot.watched_roots``, which reads the harnesses' table
+    ``harness/watched.py``), when each is one the guard could watch: its home, its hooks, in the work tree, the home
     folder or ``/etc`` (system-wide harness settings). A list the agent wrote covers no fewer files
     than ``after.check``, which compares only the roots it shares with the snapshot; None: compute them."""
     if not isinstance(roots, list) or len(roots) < 2 or roots[:2] != [where.ag_home, where.hooks_dir]:
