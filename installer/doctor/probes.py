@@ -144,13 +144,17 @@ def shared_commit():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def reference_transaction(box, branch, expect_refusal):
+def reference_transaction(box, branch, expect_refusal, refs=None):
+    """``refs``: the doctor's ``Context.refs`` listing, where the branch's value is read (None: asked of git)."""
     commit = box.probe_commit()
     if commit is None:
         return ProbeResult(False, "could not make a probe commit")
     ref = "refs/heads/" + branch
-    rc, out, _ = run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
-    current = out.decode().strip() if rc == 0 else ZERO
+    if refs is not None:
+        current = next((oid for name, oid, _ in refs if name == ref), None) or ZERO
+    else:
+        rc, out, _ = run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
+        current = out.decode().strip() if rc == 0 else ZERO
     script = "start\nupdate %s %s %s\nprepare\nabort\n" % (ref, commit, current)
     rc, _, err = run(["git", "update-ref", "--stdin"], box.info.top, box.env, script.encode())
     return judge(rc, err, expect_refusal, "git update-ref --stdin (prepare, abort) moving %s" % branch)

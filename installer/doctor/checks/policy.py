@@ -28,7 +28,7 @@ def check_policy_snapshot(ctx):
 def check_policy_config(ctx):
     """Drift between ``.agentguard.toml`` (or the default) and the snapshot in force, both ways."""
     try:
-        wanted, _ = effective_policy(ctx.info, None, remote_head_branches(ctx.info))
+        wanted, _ = effective_policy(ctx.info, None, remote_head_branches(ctx.info, [(r, t) for r, _, t in ctx.refs()]))
     except AgentguardError as exc:
         ctx.add("policy.config", "fail", str(exc), "fix .agentguard.toml, then: agentguard install")
         return
