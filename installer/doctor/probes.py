@@ -71,8 +71,9 @@ class Sandbox:
     (object directory, id) of a probe commit made once for every repository of ``doctor --all``
     (``shared_commit``), read through one more alternate; None: made here."""
 
-    def __init__(self, info, commit=None):
+    def __init__(self, info, commit=None, ask=None):
         self.info = info
+        self.ask = ask  # how the ref storage is asked (the doctor's config listing; default: git)
         self.tmp = tempfile.mkdtemp(prefix="agentguard-doctor-")
         objects = os.path.join(self.tmp, "objects")
         os.makedirs(os.path.join(objects, "info"))
@@ -107,7 +108,7 @@ class Sandbox:
         env["GIT_DIR"] = gd
         env["GIT_WORK_TREE"] = self.info.top
         if self.reftable is None:
-            self.reftable = is_reftable(self.info)
+            self.reftable = is_reftable(self.info, self.ask)
         if self.reftable:
             # per-worktree refs live in <gitdir>/reftable; HEAD is a stub, set through git
             os.makedirs(os.path.join(gd, "reftable"), exist_ok=True)

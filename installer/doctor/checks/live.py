@@ -28,7 +28,7 @@ def check_probes(ctx):
     known = shared.lookup(key) if shared is not None else None
     taken = known[1] if known else {}
     guard = probes.AuditGuard(os.path.join(ctx.info.ag_home, audit.LOG_NAME))
-    box = probes.Sandbox(ctx.info, shared.commit if shared is not None else None)
+    box = probes.Sandbox(ctx.info, shared.commit if shared is not None else None, ctx.git)
     try:
         refs = ctx.refs()
         results = [("probe.reference-transaction", probes.reference_transaction(box, branch, True, refs),

@@ -73,4 +73,4 @@ def check_remotes(ctx):
 
 def remotes_now(ctx):
     """{name: fetch URL} of the remotes the repository's config has now, asked once per run."""
-    return ctx.memo("remotes-now", lambda: configured_remotes(ctx.info)[0])
+    return ctx.memo("remotes-now", lambda: configured_remotes(ctx.info, ctx.git)[0])
