@@ -102,11 +102,15 @@ def _config_or_none(top):
 CONFIG_FILE_VARS = ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
 
 
-def configured_remotes(info):
+def configured_remotes(info, ask=None):
     """({name: the URL `git fetch <name>` reads}, warnings): the remotes protected branches will follow,
-    by the repository's own config (the runtime's rule: ``repostate.fetch_urls``)."""
-    env = dict(clean_env(), **{k: os.environ[k] for k in CONFIG_FILE_VARS if k in os.environ})
-    out = git(["config", "-z", "--get-regexp", REMOTE_KEYS], cwd=info.top, check=False, env=env)
+    by the repository's own config (the runtime's rule: ``repostate.fetch_urls``). ``ask(args)``: how to
+    put the config question when none of ``CONFIG_FILE_VARS`` is set (the doctor's one listing, made
+    in the environment git is asked in here then); default: git itself."""
+    args = ["config", "-z", "--get-regexp", REMOTE_KEYS]
+    kept = {k: os.environ[k] for k in CONFIG_FILE_VARS if k in os.environ}
+    out = ask(args) if ask is not None and not kept else \
+        git(args, cwd=info.top, check=False, env=dict(clean_env(), **kept))
     remotes, warnings = {}, []
     for name, url in sorted(fetch_urls(config_pairs(out)).items()):
         problem = remote_problem(name, url)

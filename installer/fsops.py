@@ -24,7 +24,10 @@ def read_regular(path, limit=16 * 1024 * 1024):
     if fd is None:
         raise AgentguardError("%s is not a regular file" % safe(path, 300))
     with os.fdopen(fd, "rb") as fh:
-        return fh.read(limit)
+        # asked for the size it has (and a byte more), not ``limit``: read(n) allocates n bytes first
+        first = min(limit, os.fstat(fd).st_size + 1)
+        data = fh.read(first)
+        return data + fh.read(limit - first) if len(data) == first < limit else data
 
 
 def file_mode(path):

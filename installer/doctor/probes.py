@@ -71,8 +71,9 @@ class Sandbox:
     (object directory, id) of a probe commit made once for every repository of ``doctor --all``
     (``shared_commit``), read through one more alternate; None: made here."""
 
-    def __init__(self, info, commit=None):
+    def __init__(self, info, commit=None, ask=None):
         self.info = info
+        self.ask = ask  # how the ref storage is asked (the doctor's config listing; default: git)
         self.tmp = tempfile.mkdtemp(prefix="agentguard-doctor-")
         objects = os.path.join(self.tmp, "objects")
         os.makedirs(os.path.join(objects, "info"))
@@ -107,7 +108,7 @@ class Sandbox:
         env["GIT_DIR"] = gd
         env["GIT_WORK_TREE"] = self.info.top
         if self.reftable is None:
-            self.reftable = is_reftable(self.info)
+            self.reftable = is_reftable(self.info, self.ask)
         if self.reftable:
             # per-worktree refs live in <gitdir>/reftable; HEAD is a stub, set through git
             os.makedirs(os.path.join(gd, "reftable"), exist_ok=True)
@@ -144,13 +145,17 @@ def shared_commit():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def reference_transaction(box, branch, expect_refusal):
+def reference_transaction(box, branch, expect_refusal, refs=None):
+    """``refs``: the doctor's ``Context.refs`` listing, where the branch's value is read (None: asked of git)."""
     commit = box.probe_commit()
     if commit is None:
         return ProbeResult(False, "could not make a probe commit")
     ref = "refs/heads/" + branch
-    rc, out, _ = run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
-    current = out.decode().strip() if rc == 0 else ZERO
+    if refs is not None:
+        current = next((oid for name, oid, _ in refs if name == ref), None) or ZERO
+    else:
+        rc, out, _ = run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
+        current = out.decode().strip() if rc == 0 else ZERO
     script = "start\nupdate %s %s %s\nprepare\nabort\n" % (ref, commit, current)
     rc, _, err = run(["git", "update-ref", "--stdin"], box.info.top, box.env, script.encode())
     return judge(rc, err, expect_refusal, "git update-ref --stdin (prepare, abort) moving %s" % branch)

@@ -105,8 +105,11 @@ def _add(digest, label, path):
     if not stat.S_ISREG(st.st_mode):
         digest.update(b"other %s %o\n" % (os.fsencode(label), st.st_mode))
         return True
-    data = read_regular(path, LIMIT + 1)
-    if data is None or len(data) > LIMIT:
+    # read up to one byte past the size lstat gave (not LIMIT: os.read allocates what it is asked for);
+    # a file that grew meanwhile changed while it was hashed: no fingerprint
+    size = min(st.st_size, LIMIT)
+    data = read_regular(path, size + 1)
+    if data is None or len(data) > size:
         return False
     digest.update(b"file %s %o %d\n" % (os.fsencode(label), stat.S_IMODE(st.st_mode), len(data)))
     digest.update(data)

@@ -37,12 +37,16 @@ def discover(path) -> Layout:
     return found
 
 
-def remote_head_branches(info):
-    """Branches the remotes' HEADs point at (``refs/remotes/<remote>/HEAD``), when known."""
-    out = git(["for-each-ref", "--format=%(refname)%00%(symref)", "refs/remotes/"], cwd=info.top)
+def remote_head_branches(info, listed=None):
+    """Branches the remotes' HEADs point at (``refs/remotes/<remote>/HEAD``), when known. ``listed``:
+    [(ref, symref target or "")] of (at least) refs/remotes/ as for-each-ref gives them (default: asked)."""
+    if listed is None:
+        out = git(["for-each-ref", "--format=%(refname)%00%(symref)", "refs/remotes/"], cwd=info.top)
+        listed = [line.partition("\0")[::2] for line in out.splitlines()]
     found = []
-    for line in out.splitlines():
-        ref, _, target = line.partition("\0")
+    for ref, target in listed:
+        if not ref.startswith("refs/remotes/"):
+            continue
         if not ref.endswith("/HEAD") or not target:
             continue
         remote = ref[len("refs/remotes/"):-len("/HEAD")]

@@ -290,7 +290,9 @@ def install_all(roots, *, depth, protect, harnesses, transport, jobs, dry_run, p
 
 
 def doctor_all(roots, *, depth, live, jobs, fix, probe_each=False, progress=None):
-    """Audit every repository under ``roots`` (``probe_each``: every probe in every repository)."""
+    """Audit every repository under ``roots`` (``probe_each``: every probe in every repository). Two
+    workers a core by default: each waits on git and on the hooks its probes run about half the time."""
+    jobs = jobs or 2 * (os.cpu_count() or 1)
     return _run_all(roots, depth, jobs, _doctor_one, (live, fix), share=not probe_each, progress=progress)
 
 

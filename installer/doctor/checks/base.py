@@ -62,7 +62,9 @@ class Results:
         self.checks = []
 
     def add(self, id_, status, summary, fix=None, repair=None):
-        self.checks.append(Check(id_, status, safe(summary, 600), fix, repair))
+        plain = isinstance(summary, str) and len(summary) <= 600 and summary.isascii() \
+            and summary.isprintable() and "\\" not in summary  # what safe() returns unchanged
+        self.checks.append(Check(id_, status, summary if plain else safe(summary, 600), fix, repair))
 
 
 class Context(Results):
@@ -89,6 +91,16 @@ class Context(Results):
         if key not in self._memo:
             self._memo[key] = fn()
         return self._memo[key]
+
+    def refs(self):
+        """[(ref, object id, symref target or "")] of the local branches and remote-tracking refs: one
+        ``for-each-ref`` answers what the probes, the ref-shape and the branch checks ask (a dangling
+        symbolic ref is not listed, as git lists none)."""
+        def read():
+            out = git(["for-each-ref", "--format=%(refname)%00%(objectname)%00%(symref)", "refs/heads/",
+                       "refs/remotes/"], cwd=self.info.top)
+            return [tuple(line.split("\0")) for line in out.splitlines() if line.count("\0") == 2]
+        return self.memo("refs", read)
 
     def worktrees(self):
         """({key: Layout} of the usable worktrees, [(path, why)] of the skipped ones), asked once."""

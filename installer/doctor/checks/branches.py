@@ -10,7 +10,7 @@ from ....hooks.gitio import GitError, scrubbed_env
 from ....hooks.repostate import RepoState
 from ....hooks.textsafe import safe
 from ...errors import AgentguardError
-from ...gitaccess.gitenv import git, git_ok
+from ...gitaccess.gitenv import git_ok
 from .base import Repair
 
 
@@ -49,11 +49,8 @@ def _clean_git_env():
 def _protected_branches(ctx):
     """({protected local branch: oid}, {protected branch: {remote: oid of its tracking ref}})."""
     def read():
-        out = git(["for-each-ref", "--format=%(refname)%00%(objectname)", "refs/heads/", "refs/remotes/"],
-                  cwd=ctx.info.top)
         local, tracking = {}, {}
-        for line in out.splitlines():
-            ref, _, oid = line.partition("\0")
+        for ref, oid, _ in ctx.refs():
             kind = ctx.policy.classify(ref)
             if kind and kind[0] == "local":
                 local[kind[1]] = oid
@@ -102,13 +99,27 @@ def check_ahead(ctx):
         ctx.add("branches.ahead", "pass", "no protected branch holds local-only commits")
 
 
+def _has_remote(ctx):
+    """``git remote`` names one. Asked of git only when the config has a ``remote.*`` key or the legacy
+    ``remotes/`` or ``branches/`` directory has an entry (where git finds remotes): none, no remote."""
+    legacy = False
+    for name in ("remotes", "branches"):
+        try:
+            legacy = legacy or bool(os.listdir(os.path.join(ctx.info.common_dir, name)))
+        except OSError:
+            continue
+    if not legacy and not ctx.git(["config", "--get-regexp", r"^remote\."]).strip():
+        return False
+    return bool(ctx.git(["remote"]).strip())
+
+
 def check_counterpart(ctx):
     if ctx.policy is None:
         return
     local, tracking = _protected_branches(ctx)
     followed = _followed(ctx)
     alone = [b for b in sorted(local) if not followed.get(b)]
-    if not alone or not ctx.git(["remote"]).strip():
+    if not alone or not _has_remote(ctx):
         return
     others = sorted({r for b in alone for r in tracking.get(b, {})})
     names = ", ".join(safe(a, 80) for a in alone)

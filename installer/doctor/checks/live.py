@@ -28,10 +28,11 @@ def check_probes(ctx):
     known = shared.lookup(key) if shared is not None else None
     taken = known[1] if known else {}
     guard = probes.AuditGuard(os.path.join(ctx.info.ag_home, audit.LOG_NAME))
-    box = probes.Sandbox(ctx.info, shared.commit if shared is not None else None)
+    box = probes.Sandbox(ctx.info, shared.commit if shared is not None else None, ctx.git)
     try:
-        results = [("probe.reference-transaction", probes.reference_transaction(box, branch, True),
-                    probes.reference_transaction(box, harmless, False))]
+        refs = ctx.refs()
+        results = [("probe.reference-transaction", probes.reference_transaction(box, branch, True, refs),
+                    probes.reference_transaction(box, harmless, False, refs))]
         for hook, fn in (("pre-push", probes.pre_push), ("pre-commit", probes.pre_commit)):
             path = os.path.join(ctx.info.hooks_dir, hook)
             if not os.access(path, os.X_OK):

@@ -28,7 +28,7 @@ def check_policy_snapshot(ctx):
 def check_policy_config(ctx):
     """Drift between ``.agentguard.toml`` (or the default) and the snapshot in force, both ways."""
     try:
-        wanted, _ = effective_policy(ctx.info, None, remote_head_branches(ctx.info))
+        wanted, _ = effective_policy(ctx.info, None, remote_head_branches(ctx.info, [(r, t) for r, _, t in ctx.refs()]))
     except AgentguardError as exc:
         ctx.add("policy.config", "fail", str(exc), "fix .agentguard.toml, then: agentguard install")
         return
@@ -73,4 +73,4 @@ def check_remotes(ctx):
 
 def remotes_now(ctx):
     """{name: fetch URL} of the remotes the repository's config has now, asked once per run."""
-    return ctx.memo("remotes-now", lambda: configured_remotes(ctx.info)[0])
+    return ctx.memo("remotes-now", lambda: configured_remotes(ctx.info, ctx.git)[0])

@@ -6,7 +6,7 @@ branch: nothing is sent anywhere, nothing moves."""
 import os
 import shutil
 
-from ....hooks.pushguard.coverage import covered
+from ....hooks.pushguard.coverage import covered, push_urls
 from ....hooks.pushguard.coverage import PREFIX, SCHEME
 from ....hooks.textsafe import safe
 from .. import probes
@@ -45,7 +45,10 @@ def check_push_guard(ctx):
         ctx.add("push.guard", "fail", "; ".join(problems), FIX_ALL, repair=REINSTALL)
     else:
         ctx.add("push.guard", "pass", "git hands pushes to %s:: URLs to agentguard's helper" % SCHEME)
-    loose = {name: urls for name, urls in pushguard.coverage(ctx.info).items() if not covered(urls)}
+    # pushguard.coverage, its config question from the one listing (no remote there: git is not asked)
+    names = pushguard.remote_urls(ctx.info, ctx.git)
+    pushes = (push_urls(ctx.info.top) or {}) if names else {}
+    loose = {name: pushes.get(name, []) for name in names if not covered(pushes.get(name, []))}
     if loose:
         pushurls = sorted(n for n, (_, push) in pushguard.remote_urls(ctx.info, ctx.git).items() if push and n in loose)
         why = (" (%s: git applies no pushInsteadOf to a pushurl; install puts agw:: in front of it)"

@@ -8,6 +8,7 @@ import os
 import stat
 
 from ....hooks.textsafe import safe
+from ...gitaccess.repo import is_reftable
 from .base import Repair
 
 
@@ -15,21 +16,23 @@ def _odd(ctx):
     """[(branch, why, target or None)] of the protected local branches that are not plain refs."""
     def read():
         out = []
-        listed = ctx.git(["for-each-ref", "--format=%(refname)%00%(symref)", "refs/heads/"])
-        names = [line.split("\0") for line in listed.splitlines() if "\0" in line]
+        names = [[ref, target] for ref, _, target in ctx.refs() if ref.startswith("refs/heads/")]
         names += [["refs/heads/" + b, None] for b in ctx.policy.branches
                   if not any(c in b for c in "*?[") and "refs/heads/" + b not in {n for n, _ in names}]
         for ref, target in names:
             kind = ctx.policy.classify(ref)
             if not kind or kind[0] != "local":
                 continue
-            if target is None:  # not listed: a dangling symref, or no such branch
+            loose = os.path.join(ctx.info.common_dir, *ref.split("/"))
+            if target is None and (os.path.lexists(loose) or is_reftable(ctx.info, ctx.git)):
+                # not listed: a dangling symref, or no such branch (files storage keeps a symref in a
+                # loose file only: no file, no symref)
                 target = ctx.git(["symbolic-ref", "-q", ref]).strip() or None
             if target:
                 out.append((kind[1], "a symbolic ref to %s" % target, target))
                 continue
             try:
-                st = os.lstat(os.path.join(ctx.info.common_dir, *ref.split("/")))
+                st = os.lstat(loose)
             except OSError:
                 continue
             if stat.S_ISLNK(st.st_mode) or stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
