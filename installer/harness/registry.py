@@ -2,8 +2,6 @@
 imported when first asked for: ``HARNESSES`` ({name: ``descriptor.Install``}), ``SETTINGS_HARNESSES`` and
 ``WHOLE_FILE_HARNESSES`` are built on first access, so a command that needs no harness (``--version``,
 ``--help``, ``check``, ``hook``, ``allow``) imports none of them, nor what they import."""
-import importlib
-
 from ...hooks.harness.registry import NAMES
 
 # What the CLI's help names, known without importing a harness (tests/test_cli_startup.py pins both to
@@ -17,7 +15,7 @@ def _install(name):
     """Harness ``name``'s ``descriptor.Install``: its install-time module's, or the default one."""
     module = "%s.%s" % (__package__, name)
     try:
-        return importlib.import_module(module).HARNESS
+        return __import__(module, fromlist=["HARNESS"]).HARNESS  # as the runtime registry imports them
     except ModuleNotFoundError as exc:
         if exc.name != module:
             raise
@@ -32,8 +30,9 @@ def __getattr__(attr):
         value = {name: _install(name) for name in NAMES}
     elif attr in ("SETTINGS_HARNESSES", "WHOLE_FILE_HARNESSES"):
         from ...hooks.harness.registry import PROTOCOLS
+        in_settings = attr == "SETTINGS_HARNESSES"
         harnesses = __getattr__("HARNESSES")
-        value = tuple(name for name in PROTOCOLS if (harnesses[name].settings is None) == (attr != "SETTINGS_HARNESSES"))
+        value = tuple(name for name in PROTOCOLS if (harnesses[name].settings is not None) == in_settings)
     else:
         raise AttributeError(attr)
     globals()[attr] = value
