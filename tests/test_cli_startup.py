@@ -33,6 +33,7 @@ def test_the_light_table_says_what_the_descriptors_say():
     assert registry.PLUGIN_HARNESSES == tuple(name for name in NAMES if name not in PROTOCOLS)
     assert registry.FIRST_SETTINGS_REL == registry.first_settings_rel()
     assert list(registry.HARNESSES) == list(NAMES)
+    assert registry.__getattr__("HARNESSES") is registry.HARNESSES  # built once, also when asked by name
     assert set(registry.SETTINGS_HARNESSES) | set(registry.WHOLE_FILE_HARNESSES) == set(PROTOCOLS)
 
 

@@ -25,7 +25,10 @@ def _install(name):
 
 def __getattr__(attr):
     """``HARNESSES``; ``SETTINGS_HARNESSES`` (the harnesses whose hook is the hook command in a settings
-    file) and ``WHOLE_FILE_HARNESSES`` (in a whole file of ours); each built when first asked for."""
+    file) and ``WHOLE_FILE_HARNESSES`` (in a whole file of ours); each built when first asked for (this
+    module's functions ask through here too: once built, it is in the module's globals)."""
+    if attr in globals():
+        return globals()[attr]
     if attr == "HARNESSES":
         value = {name: _install(name) for name in NAMES}
     elif attr in ("SETTINGS_HARNESSES", "WHOLE_FILE_HARNESSES"):
