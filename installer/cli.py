@@ -87,7 +87,7 @@ def install(
                                                "(%s, ...) and do not list them in "
                                                ".git/info/exclude; --local (the default): keep them out of "
                                                "git status (or as the last install had it)."
-                                               % harness_registry.first_settings_rel()),
+                                               % harness_registry.FIRST_SETTINGS_REL),
     push_guard: Optional[bool] = typer.Option(None, "--push-guard/--no-push-guard",
                                               help="Route every push of the repository's remotes through the "
                                                    "guard in git's transport, which --no-verify cannot skip "

@@ -114,6 +114,28 @@ ONE_GIT_GROUPS = {
     # of the hooks it runs are the backstop's (test_refuse, test_keep_working: every git); the framework's
     # commits and pushes through git's hooks (the rest of test_precommit_framework) run on every git.
     "pre-commit manifest": ("test_precommit_framework.py::test_pre_commit_try_repo_refuses_a_commit_on_main",),
+    # agentguard's own bytes and output in install --all and doctor --all: the compiled runtime (the .pyc
+    # bytes depend on the sources and the interpreter), the durable batch, progress on a terminal. The
+    # fleet's git-dependent half (the shared probes, their fingerprint, plans made again under the install
+    # lock, installs side by side) runs on every git in the rest of test_fleet_cost and in test_fleet.
+    "fleet's own files and output": ("test_fleet_cost.py::test_progress_is_drawn_on_a_terminal_and_pipes_stay_plain",
+                                     "test_fleet_cost.py::test_a_durable_batch_lands_whole_or_leaves_no_temp_file",
+                                     "test_fleet_cost.py::test_two_separate_installs_write_the_same_compiled_runtime"),
+    # The command line's usage errors and help (both front ends of check): argument parsing, before any git
+    # runs. What the commands do runs on every git in the rest of test_cli_basics.
+    "usage and help": ("test_cli_basics.py::test_help_of_every_command_names_its_arguments_and_modes",
+                       "test_cli_basics.py::test_the_runtime_check_prints_its_modes_on_help",
+                       "test_cli_basics.py::test_usage_errors_exit_2_with_nothing_written",
+                       "test_cli_basics.py::test_the_runtime_check_exits_2_on_usage_errors_never_1",
+                       "test_cli_basics.py::test_messages_say_how_to_install_as_the_readme_does"),
+    # The source's own structure (sizes, names, imports, where a harness or the layout is named): scans of
+    # the Python source. The layout's agreement with git (test_one_layout_...) runs on every git.
+    "source structure": ("test_structure.py", "test_structure_doctor.py", "test_structure_harness.py",
+                         "test_structure_names.py",
+                         "test_structure_layout.py::test_agentguard_home_is_named_only_in_the_layout",
+                         "test_structure_layout.py::test_no_other_class_keeps_the_layout",
+                         "test_structure_layout.py::test_the_layout_is_asked_of_git_in_one_place",
+                         "test_structure_layout.py::test_the_rules_see_what_they_forbid"),
 }
 
 
