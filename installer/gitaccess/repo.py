@@ -37,24 +37,31 @@ def discover(path) -> Layout:
     return found
 
 
+REF_FORMAT = "--format=%(refname)%00%(symref)"
+
+
 def remote_head_branches(info):
     """Branches the remotes' HEADs point at (``refs/remotes/<remote>/HEAD``), when known."""
-    out = git(["for-each-ref", "--format=%(refname)%00%(symref)", "refs/remotes/"], cwd=info.top)
+    return _remote_heads(git(["for-each-ref", REF_FORMAT, "refs/remotes/"], cwd=info.top))
+
+
+def heads_and_refs(info):
+    """(``remote_head_branches``, ``branch_refs``) from one ``for-each-ref``."""
+    out = git(["for-each-ref", REF_FORMAT, "refs/heads/", "refs/remotes/"], cwd=info.top)
+    return _remote_heads(out), [line.partition("\0")[0] for line in out.splitlines()]
+
+
+def _remote_heads(out):
     found = []
     for line in out.splitlines():
         ref, _, target = line.partition("\0")
-        if not ref.endswith("/HEAD") or not target:
+        if not ref.startswith("refs/remotes/") or not ref.endswith("/HEAD") or not target:
             continue
         remote = ref[len("refs/remotes/"):-len("/HEAD")]
         prefix = "refs/remotes/%s/" % remote
         if target.startswith(prefix) and target[len(prefix):] not in found:
             found.append(target[len(prefix):])
     return found
-
-
-def branch_refs(info):
-    """Every local branch and remote-tracking ref, as full names."""
-    return git(["for-each-ref", "--format=%(refname)", "refs/heads/", "refs/remotes/"], cwd=info.top).split()
 
 
 def is_reftable(info, ask=None):
