@@ -61,8 +61,11 @@ def test_a_durable_batch_syncs_its_own_file_system_not_the_machines(tmp_path, mo
         raise AssertionError("sync(2) called")
     monkeypatch.setattr(durable.os, "sync", machine_wide)
     batch = durable.Batch()
-    for i in range(durable.FEW + 2):
+    for i in range(durable.FEW + 2):  # files and directories beyond a few: syncfs before and after the renames
         batch.write(str(tmp_path / "d" / ("f%d" % i)), b"%d" % i)
+        batch.write(str(tmp_path / ("d%d" % i) / "f"), b"d%d" % i, 0o600)
     batch.commit()
     assert sorted(os.listdir(tmp_path / "d")) == ["f%d" % i for i in range(durable.FEW + 2)]
-    assert open(tmp_path / "d" / "f5", "rb").read() == b"5"
+    assert open(tmp_path / "d" / "f5", "rb").read() == b"5" and open(tmp_path / "d5" / "f", "rb").read() == b"d5"
+    assert os.stat(tmp_path / "d5" / "f").st_mode & 0o777 == 0o600
+    assert not [n for n in os.listdir(tmp_path / "d") if n.startswith(".agentguard-tmp-")]
