@@ -4,8 +4,8 @@ when there is nothing to resolve, one for-each-ref for the default policy, the e
 once, the after-check's baseline on install's own layout), and what it asks is still asked: a
 remote's push URL is still resolved by git, and the guard is in place afterwards."""
 import os
-import shutil
 
+import helpers
 from helpers import agentguard, doctor_checks
 
 # one install's git processes, with a remote (its URL resolved by git: 5 more) and without; 3 of them are the
@@ -14,15 +14,10 @@ MAX_GIT = {True: 22, False: 17}
 
 
 def counting_git(tmp_path, env):
-    """``env`` with a git first on PATH that notes each start (the real git does the work) and a cache
-    of its own (git's option table is keyed by the git binary: asked once, by the warm-up)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    marks = tmp_path / "git-starts"
-    real = shutil.which("git", path=env.get("PATH"))
-    (bin_dir / "git").write_text('#!/bin/sh\necho "$*" >> %s\nexec %s "$@"\n' % (marks, real))
-    os.chmod(bin_dir / "git", 0o755)
-    return dict(env, PATH="%s:%s" % (bin_dir, env["PATH"]), AGENTGUARD_CACHE_HOME=str(tmp_path / "cache")), marks
+    """``helpers.counting_git``, with a cache of its own (git's option table is keyed by the git binary:
+    asked once, by the warm-up)."""
+    env, marks = helpers.counting_git(tmp_path, env)
+    return dict(env, AGENTGUARD_CACHE_HOME=str(tmp_path / "cache")), marks
 
 
 def starts(marks):
