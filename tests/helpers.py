@@ -312,3 +312,14 @@ def allow_on_pty(repo, *args, typed="main", timeout=60):
         _, status = os.waitpid(pid, 0)
         os.close(fd)
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def counting_git(tmp_path, env):
+    """``env`` with a git first on PATH that notes each start in a file (the real git does the work)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    marks = tmp_path / "git-starts"
+    real = shutil.which("git", path=env.get("PATH"))
+    (bin_dir / "git").write_text('#!/bin/sh\necho "$*" >> %s\nexec %s "$@"\n' % (marks, real))
+    os.chmod(bin_dir / "git", 0o755)
+    return dict(env, PATH="%s:%s" % (bin_dir, env["PATH"])), marks

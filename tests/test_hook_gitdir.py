@@ -9,6 +9,7 @@ import subprocess
 
 from agentguard.installer.harness import settingsfile
 from harnesscalls import CALLS
+from helpers import counting_git
 
 PUSH = "git push --no-verify origin HEAD:main"
 
@@ -20,17 +21,6 @@ def run_hook(path, env, command, cwd=None):
     data = json.dumps(dict(CALLS["claude"](command), cwd=cwd))
     return subprocess.run(["sh", "-c", settingsfile.hook_command("claude")], cwd=cwd, env=env, input=data,
                           capture_output=True, text=True, timeout=60)
-
-
-def counting_git(tmp_path, env):
-    """``env`` with a git first on PATH that notes each start in a file (the real git does the work)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    marks = tmp_path / "git-starts"
-    real = shutil.which("git", path=env.get("PATH"))
-    (bin_dir / "git").write_text('#!/bin/sh\necho "$*" >> %s\nexec %s "$@"\n' % (marks, real))
-    os.chmod(bin_dir / "git", 0o755)
-    return dict(env, PATH="%s:%s" % (bin_dir, env["PATH"])), marks
 
 
 def asked_git(marks):

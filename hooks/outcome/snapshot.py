@@ -27,10 +27,11 @@ def locate(cwd):
     return where if where is not None and not where.bare else None
 
 
-def record(cwd, fresh=False):
+def record(cwd, fresh=False, where=None):
     """Take and keep the snapshot of the work tree at ``cwd`` (when agentguard is installed there),
-    unless an after-check left damage it could not undo (``fresh``: install's new baseline)."""
-    where = locate(cwd)
+    unless an after-check left damage it could not undo (``fresh``: install's new baseline;
+    ``where``: its layout, when the caller just asked git for it)."""
+    where = locate(cwd) if where is None else where
     if where is None or not os.path.isdir(where.ag_home):
         return None
     if fresh:
@@ -317,7 +318,7 @@ def adopt_own_writes(ag_home, before):
         names = sorted(n for n in os.listdir(directory) if n.endswith(".json"))
     except OSError:
         return
-    now = {path: (describe(path, None, ag_home), _config_entries(path)) for path in before}
+    now = None  # what the paths hold now: read once a snapshot is found (a first install has none)
     for name in names:
         try:
             raw = read_regular(os.path.join(directory, name), store.MAX_SNAPSHOT) or b""
@@ -325,6 +326,8 @@ def adopt_own_writes(ag_home, before):
         except (ValueError, UnicodeDecodeError, AttributeError):
             continue
         data = store.load(ag_home, top) if isinstance(top, str) else None
+        if data is not None and now is None:
+            now = {path: (describe(path, None, ag_home), _config_entries(path)) for path in before}
         if data is not None and _adopt_into(data, before, now):
             store.save(ag_home, data)
 

@@ -15,10 +15,17 @@ BEGIN = "# agentguard: adapter files (agentguard install; removed by agentguard 
 END = "# end agentguard\n"
 
 
+_PATHS: dict = {}  # {(work tree, git dir, common dir): the exclude file}: install plans, then writes, asking once
+
+
 def path_of(info):
-    """Where git reads the repository's exclude file (``git rev-parse --git-path info/exclude``)."""
-    out = git(["rev-parse", "--git-path", "info/exclude"], cwd=info.top).rstrip("\n")
-    return os.path.realpath(os.path.join(info.top, out))
+    """Where git reads the repository's exclude file (``git rev-parse --git-path info/exclude``: it
+    depends on the git dirs alone, the environment being scrubbed)."""
+    key = (info.top, info.git_dir, info.common_dir)
+    if key not in _PATHS:
+        out = git(["rev-parse", "--git-path", "info/exclude"], cwd=info.top).rstrip("\n")
+        _PATHS[key] = os.path.realpath(os.path.join(info.top, out))
+    return _PATHS[key]
 
 
 def tracked(info, rels):

@@ -20,7 +20,7 @@ from ..errors import AgentguardError
 from ..fsops import (InstallLock, UserFilesLock, contained, copy_exact, file_mode, lock_generation, parents,
                      read_regular, remove_stale_temps, sha256_bytes)
 from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, render, tools
-from ..gitaccess.repo import branch_refs, discover, remote_head_branches
+from ..gitaccess.repo import discover, heads_and_refs
 from ..gitaccess import gitoptions
 from ..harness import hookcommand
 from .runtime_files import RUNTIME_DIR, prime as prime_runtime, runtime_files, write_and_compile
@@ -194,7 +194,7 @@ def default_harnesses(info, previous):
 def _policy_now(info, protect):
     """The policy to record: the configured branches, and the remotes as configured now (with a
     warning for each remote that differs from the snapshot in force)."""
-    configured, warnings = effective_policy(info, protect, remote_head_branches(info), branch_refs(info))
+    configured, warnings = effective_policy(info, protect, *heads_and_refs(info))
     remotes, more = configured_remotes(info)
     try:
         before = load_policy(info.ag_home).remotes
@@ -354,7 +354,7 @@ def record_outcome_baseline(info):
     """The after-check's first snapshot: the state install just wrote, its bytes kept to restore."""
     from ...hooks.outcome import snapshot
     try:
-        snapshot.record(info.top, fresh=True)
+        snapshot.record(info.top, fresh=True, where=info)  # install's layout: git is not asked again
     except Exception as exc:  # the install stands; the first `check` records it again
         sys.stderr.write("agentguard: could not record the after-check's snapshot (%s)\n" % safe(str(exc), 200))
 

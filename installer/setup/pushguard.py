@@ -43,6 +43,8 @@ BEFORE_NAME = "config.before"
 CATCH_ALL = PREFIX + PREFIX  # the base of the catch-all rule: the helper resolves what follows it
 SCP = re.compile(r"\A([^/:@]+@)?([^/:]+):(?!//)")
 URL = re.compile(r"\A([A-Za-z][A-Za-z0-9+.-]*)://([^/]*)/")
+REMOTE_KEYS = r"^remote\..*\.(url|pushurl)$"
+REWRITE_KEYS = r"^url\..*\.(pushinsteadof|insteadof)$"
 
 
 def launcher(python, git=None, policy=None, cat=None):
@@ -97,7 +99,7 @@ def host_prefixes(url):
 def remote_urls(info, ask=None):
     """{remote: ([url...], [pushurl...])} as git reads them (every config level), the guard's own
     ``agw::`` taken off the pushurls; ``ask(args)``: how to put the config question (default: git itself)."""
-    args = ["config", "--get-regexp", r"^remote\..*\.(url|pushurl)$"]
+    args = ["config", "--get-regexp", REMOTE_KEYS]
     out = ask(args) if ask is not None else git(args, info.top, check=False)
     remotes = {}
     for row in out.splitlines():
@@ -109,20 +111,26 @@ def remote_urls(info, ask=None):
     return remotes
 
 
-def _rewrite_prefixes(info):
-    """Every ``url.*.(push)insteadOf`` prefix git reads, the guard's own taken out."""
-    out = git(["config", "--get-regexp", r"^url\..*\.(pushinsteadof|insteadof)$"], info.top, check=False)
-    found = []
+def _remotes_and_rewrites(info):
+    """(``remote_urls``, every ``url.*.(push)insteadOf`` prefix git reads but the guard's own): one
+    ``git config`` for both."""
+    out = git(["config", "--get-regexp", "%s|%s" % (REMOTE_KEYS, REWRITE_KEYS)], info.top, check=False)
+    remote_rows, found = [], []
     for row in out.splitlines():
         key, _, value = row.partition(" ")
-        if not key[len("url."):].startswith(PREFIX):
+        if key.startswith("remote."):
+            remote_rows.append(row)
+        elif not key[len("url."):].startswith(PREFIX):
             found.append(value)
-    return found
+    return remote_urls(info, lambda args: "\n".join(remote_rows)), found
 
 
 def _effective(base_config, urls, pushurls):
     """What git pushes to, without the guard, for a remote whose URL is each of ``urls`` (and for
-    each explicit pushurl): asked of git, on a throwaway git dir holding the config being planned."""
+    each explicit pushurl): asked of git, on a throwaway git dir holding the config being planned
+    (nothing to ask: no git at all)."""
+    if not urls and not pushurls:
+        return {}
     with tempfile.TemporaryDirectory(prefix="agentguard-") as tmp:
         git(["init", "-q", "--bare", tmp], tmp)
         with open(os.path.join(tmp, "config"), "wb") as fh:
@@ -158,14 +166,14 @@ def plan(info, previous, want, enabled=True):
             if base != current:
                 want(path, base, os.stat(path).st_mode & 0o7777)
             return {}
-        remotes = remote_urls(info)
+        remotes, rewrites = _remotes_and_rewrites(info)
         prefixes = []
         for urls, _ in remotes.values():
             for url in urls:
                 prefixes += [url] + host_prefixes(url)
                 if os.path.isabs(url):
                     prefixes.append("file://" + url)
-        prefixes += [q for q in _rewrite_prefixes(info) if any(q.startswith(p) and q != p for p in prefixes)]
+        prefixes += [q for q in rewrites if any(q.startswith(p) and q != p for p in prefixes)]
         prefixes = [p for p in dict.fromkeys(prefixes) if p and not p.startswith(PREFIX)]
         pushurls = {name: push for name, (_, push) in remotes.items() if push}
         flat = [u for push in pushurls.values() for u in push]

@@ -100,10 +100,10 @@ def compile_runtime(root, batch=None):
         for name in sorted(n for n in names if n.endswith(".py")):
             src = os.path.join(folder, name)
             cfile = importlib.util.cache_from_source(src)
-            if _compiled(src, cfile):
-                continue  # compiling again can give other bytes (marshal): a change the after-check would see
             with open(src, "rb") as fh:
-                source = fh.read()
+                source = fh.read()  # read once: what is compiled is what was compared
+            if _compiled(source, cfile):
+                continue  # compiling again can give other bytes (marshal): a change the after-check would see
             # hash-checked: a changed source is never shadowed by a stale .pyc (mode as importlib gives it)
             data = pyc_bytes(os.path.relpath(src, root).replace(os.sep, "/"), source)
             mode = (stat.S_IMODE(os.stat(src).st_mode) | 0o200) & 0o666
@@ -113,11 +113,9 @@ def compile_runtime(root, batch=None):
                 write_atomic(cfile, data, mode, durable=True)
 
 
-def _compiled(src, cfile):
-    """True when ``cfile`` is a hash-checked .pyc of this interpreter for ``src`` as it is now."""
+def _compiled(source, cfile):
+    """True when ``cfile`` is a hash-checked .pyc of this interpreter for ``source`` (its bytes now)."""
     try:
-        with open(src, "rb") as fh:
-            source = fh.read()
         with open(cfile, "rb") as fh:
             head = fh.read(16)
     except OSError:
