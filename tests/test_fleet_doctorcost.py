@@ -60,7 +60,10 @@ def test_a_repository_that_differs_among_identical_ones_still_fails(fleet, env):
     r2.run("config", "core.hooksPath", elsewhere)
     with open(os.path.join(r3.path, ".git", "agentguard", "runtime", "hooks", "policy.py"), "a") as fh:
         fh.write("\n# changed\n")
-    r4.run("symbolic-ref", "refs/heads/master", "refs/heads/nowhere")  # a protected name, dangling: not listed
+    # a protected name, dangling: not listed. Written past git, as git 2.46 and newer put symref updates
+    # through the reference-transaction hook, which refuses them
+    with open(os.path.join(r4.path, ".git", "refs", "heads", "master"), "w") as fh:
+        fh.write("ref: refs/heads/nowhere\n")
     proc = agentguard("doctor", "--all", str(root), "--json", cwd=str(root), env=env, check=False)
     assert "Traceback" not in proc.stderr, proc.stderr
     rows = {os.path.basename(r["path"]): r for r in json.loads(proc.stdout)["repositories"]}
