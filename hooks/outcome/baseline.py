@@ -45,7 +45,7 @@ def record(cwd, call=None):
         if now is None:
             return None
     now["call"] = calls.call_record(call)
-    store.save(where.ag_home, now)
+    store.save(where.ag_home, now, previous)
     return now
 
 

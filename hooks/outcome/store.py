@@ -12,6 +12,7 @@ DIR = "outcome"
 FORMAT = 1
 MAX_SNAPSHOT = 8 << 20
 MAX_FILE = 4 << 20  # a watched file larger than this is compared, but its bytes are not kept
+_LOADED: dict = {}  # {snapshot file: its stat (``_stat_of``) when ``load`` last read it}
 
 
 def home(ag_home):
@@ -135,7 +136,9 @@ def get(ag_home, digest):
 def load(ag_home, top):
     """The snapshot of work tree ``top``, or None when there is none that reads; its ``call`` is the
     record kept beside it (``save``), when that reads."""
-    data = parse(read_regular(snapshot_path(ag_home, top), MAX_SNAPSHOT), top)
+    path = snapshot_path(ag_home, top)
+    _LOADED[path] = _stat_of(path)  # before reading: a file replaced in between is not taken as read
+    data = parse(read_regular(path, MAX_SNAPSHOT), top)
     if data is not None:
         call = _read_call(ag_home, top)
         if call is not None:
@@ -170,14 +173,19 @@ def serialize(snapshot):
     return dumps_sorted(dict({k: v for k, v in snapshot.items() if k != "call"}, format=FORMAT)).encode("utf-8")
 
 
-def save(ag_home, snapshot):
+def save(ag_home, snapshot, stored=None):
     """Keep ``snapshot``: its file rewritten only when its bytes changed (each pre-check takes one,
     and the state seldom changes); the tool call it was taken for (``calls.call_record``), which
-    changes every time, in a small file beside it."""
+    changes every time, in a small file beside it. ``stored``: the snapshot as ``load`` read it, not
+    changed since: when ``snapshot`` holds the same values and the file is still the one ``load``
+    read (its stat), nothing is serialized or read again (a JSON value written by ``serialize`` and
+    read back is equal to itself: the bytes would be the same)."""
     path = snapshot_path(ag_home, snapshot["top"])
-    data = serialize(snapshot)
-    if read_regular(path, len(data) + 1) != data:
-        write_atomic(path, data)
+    unchanged = stored is not None and _same(snapshot, stored)
+    if not unchanged or _LOADED.get(path) is None or _LOADED.get(path) != _stat_of(path):
+        data = serialize(snapshot)
+        if read_regular(path, len(data) + 1) != data:
+            write_atomic(path, data)
     call = snapshot.get("call")
     if isinstance(call, dict):
         write_atomic(call_path(ag_home, snapshot["top"]), dumps_sorted(call).encode("utf-8"))
@@ -186,6 +194,21 @@ def save(ag_home, snapshot):
             os.unlink(call_path(ag_home, snapshot["top"]))
         except OSError:
             pass
+
+
+def _same(snapshot, stored):
+    """Whether ``snapshot`` and ``stored`` hold the same values, the tool call's record aside."""
+    return dict({k: v for k, v in snapshot.items() if k != "call"}, format=FORMAT) == \
+        {k: v for k, v in stored.items() if k != "call"}
+
+
+def _stat_of(path):
+    """(inode, size, mtime, ctime) of ``path``, or None when there is no such file."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns
 
 
 CALL = ".call"
