@@ -94,3 +94,47 @@ def test_watched_is_the_pattern():
     keys = [".".join(k) for n in (2, 3) for k in itertools.product(parts, repeat=n)]
     differ = [k for k in keys if bool(pattern.search(k)) != guardconfig.watched(k)]
     assert not differ and sum(map(guardconfig.watched, keys)) > 1000, differ[:10]
+
+
+def test_an_unchanged_snapshot_is_not_written_again_a_changed_one_is(guarded):
+    """Two pre-checks with nothing changed in between: the snapshot's file is left as it was (neither
+    serialized nor written), and the call record beside it names the second call. A remote-tracking
+    ref of a protected branch that moves in between (as a fetch moves it) is in the next snapshot."""
+    repo, bare = guarded
+    repo.run("checkout", "-q", "feat")
+    where = snapshot.locate(repo.path)
+    path = store.snapshot_path(where.ag_home, where.top)
+    assert runtime_check(repo, "ls -la")[1] == "allow"
+    before = os.stat(path)
+    assert runtime_check(repo, "ls -l")[1] == "allow"
+    after = os.stat(path)
+    assert (after.st_ino, after.st_mtime_ns, after.st_ctime_ns) == (before.st_ino, before.st_mtime_ns,
+                                                                    before.st_ctime_ns)
+    assert store.load(where.ag_home, where.top)["call"]["what"] == "ls -l"
+    feat = repo.run("rev-parse", "feat").stdout.strip()
+    assert store.load(where.ag_home, where.top)["refs"]["refs/remotes/origin/main"] != feat
+    bare.run("fetch", "-q", repo.path, "feat:refs/heads/main")  # a teammate's push
+    repo.run("fetch", "-q", "origin")
+    assert runtime_check(repo, "ls")[1] == "allow"
+    saved = store.load(where.ag_home, where.top)
+    assert saved["refs"]["refs/remotes/origin/main"] == feat and saved["call"]["what"] == "ls"
+    assert os.stat(path).st_ino != before.st_ino
+
+
+def test_a_snapshot_file_replaced_since_it_was_read_is_written_again(guarded):
+    """``store.save`` skips the write only while the file is the one ``load`` read: one replaced in
+    between (here by the same values in other bytes) is written again, in ``serialize``'s bytes."""
+    repo, _ = guarded
+    where = snapshot.locate(repo.path)
+    path = store.snapshot_path(where.ag_home, where.top)
+    previous = store.load(where.ag_home, where.top)
+    canonical = store.serialize(previous)
+    store.write_atomic(path, canonical.replace(b", ", b",  "))
+    store.save(where.ag_home, dict(previous), previous)
+    with open(path, "rb") as fh:
+        assert fh.read() == canonical
+    store.write_atomic(path, canonical.replace(b", ", b",  "))
+    store.load(where.ag_home, where.top)
+    store.save(where.ag_home, dict(previous), previous)
+    with open(path, "rb") as fh:
+        assert fh.read() == canonical.replace(b", ", b",  ")  # read as it is, the same values: left alone
