@@ -193,8 +193,9 @@ def under(path, root):
 def watched_paths(where, roots):
     """Every existing file the ``roots`` cover (a missing one is simply not listed)."""
     found: list = []
+    ag_home, hooks_dir = where.ag_home, where.hooks_dir  # (a property: computed once, not once a root)
     for root in roots:
-        if root == where.ag_home:
+        if root == ag_home:
             try:
                 names = sorted(os.listdir(root))
             except OSError:
@@ -203,7 +204,7 @@ def watched_paths(where, roots):
                 if name not in SKIP_IN_HOME:
                     _add_tree(os.path.join(root, name), found)
         else:
-            _add_pattern(root, found, depth=1 if root == where.hooks_dir else 6)
+            _add_pattern(root, found, depth=1 if root == hooks_dir else 6)
     return found[:MAX_FILES]
 
 

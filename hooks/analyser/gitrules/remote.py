@@ -2,13 +2,14 @@
 remote branches a push updates. Refspecs are read with the shared ``gitmodel.refnames``, so the
 analyser expands ``remotes/origin/main`` exactly as git and the backstop do."""
 from ... import gitio
-from ...gitmodel import lsremote, refnames, remotes
+from ...gitmodel import refnames
 from ...rules import Block
 from ..repoview import UNKNOWN
 from ..shelltree import DYN
 
 
 def fetch(call, ctx):
+    from ...gitmodel import lsremote, remotes  # here: a push (every agent's) never loads them
     repo = ctx.repo
     words = call.words()
     if len(words) < 2 or call.has("--multiple"):
