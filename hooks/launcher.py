@@ -15,7 +15,10 @@ if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it
     # Loading the analyser allocates tens of thousands of objects, none of them garbage: a collection
     # every 700 of them is ~2 ms of CPU on every tool call. Still collected, less often.
     gc.set_threshold(20000, 20, 20)
-    from hooks.analyser.check import main  # noqa: E402
+    if len(sys.argv) == 5 and sys.argv[2:4] == ["--after", "--hook"]:  # after every tool call: no analyser
+        from hooks.harness.hook import after_command as main  # noqa: E402
+    else:
+        from hooks.analyser.check import main  # noqa: E402
 
     # A caller that sets AGENTGUARD_ANSWERED=1 (the harness hook) reads ANSWERED + the status: only an
     # answer of this runtime has it. A launcher that is empty or cut short exits 0 (sh runs what is

@@ -111,6 +111,16 @@ def parse(cwd, rc, out):
 _ANSWERS: "dict | None" = None  # {(real cwd, git_dir, environment): Layout or None} once ``share_answers`` ran
 
 
+def for_check():
+    """This process is an ``agentguard check``: the agent's ``GIT_*`` variables taken out of its
+    environment (``gitio.run`` hands ``os.environ`` to every git it starts: GIT_DIR & co. never point
+    the check elsewhere), and git's answers shared (``share_answers``)."""
+    from .gitio import scrubbed_env
+    for key in os.environ.keys() - scrubbed_env().keys():
+        del os.environ[key]
+    share_answers()
+
+
 def share_answers():
     """From now on, this process asks git once per directory and environment (``check``: the analyser
     and the snapshot it records before the call runs ask about the same repository, nothing changes it

@@ -132,3 +132,25 @@ def test_the_post_call_hook_still_tells_a_repair(guarded, tmp_path):
                           text=True, timeout=60)
     assert post.returncode == 0 and "pre-push" in post.stdout, post.stdout + post.stderr
     assert os.path.exists(os.path.join(repo.path, ".git", "hooks", "pre-push"))
+
+
+def test_the_launcher_runs_the_after_check_without_the_analyser(guarded):
+    """The runtime's launcher (run.py) sends ``check --after --hook HARNESS`` straight to the after-check:
+    no module of the analyser's package is loaded (the pre-check's ``check --hook`` still loads it)."""
+    repo, _ = guarded
+    payload = CALLS["claude"]("ls -la")
+    assert hook(repo, "claude", payload).returncode == 0
+    run_py = os.path.join(repo.path, ".git", "agentguard", "runtime", "run.py")
+    env = dict(repo.env, AGENTGUARD_GIT=shutil.which("git"))
+
+    def loaded(argv, event):
+        data = json.dumps(dict(payload, cwd=repo.path, hook_event_name=event))
+        proc = subprocess.run([sys.executable, "-I", "-S", "-B", "-X", "importtime", run_py, "check"] + argv,
+                              cwd=repo.path, input=data, env=env, capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 0 and proc.stdout == "", proc.stdout + proc.stderr
+        return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
+
+    after_modules = loaded(["--after", "--hook", "claude"], "PostToolUse")
+    assert "hooks.outcome.unchanged" in after_modules, sorted(after_modules)
+    assert not {m for m in after_modules if m.startswith("hooks.analyser")}, sorted(after_modules)
+    assert "hooks.analyser.check" in loaded(["--hook", "claude"], "PreToolUse")

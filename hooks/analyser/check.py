@@ -11,10 +11,8 @@
 Exit 0 allow, 1 block, 2 usage error; ``--json`` prints {"decision", "rule", "reason"}. It reads
 the repository and never changes anything. Anything unexpected ends in a block.
 """
-import os
 import sys
 
-from ..gitio import scrubbed_env
 from ..jsonlite import dumps  # json.dumps's text without `import json` (json.decoder imports re)
 
 USAGE = ("usage: agentguard check [--cwd DIR] [--json] (COMMAND | --write PATH) | check [--after] --hook HARNESS"
@@ -79,12 +77,8 @@ def main(argv, out=None):
     except ValueError as exc:
         sys.stderr.write("%s\nagentguard check: %s\n" % (USAGE, exc))
         return 2
-    # The environment is the agent's: never let GIT_DIR & co. point the analysis elsewhere
-    # (gitio.run hands os.environ to every git it starts).
-    for key in os.environ.keys() - scrubbed_env().keys():
-        del os.environ[key]
     from .. import layout
-    layout.share_answers()  # one rev-parse for the analyser and the snapshot (and the after-check's shortcut)
+    layout.for_check()  # one rev-parse for the analyser and the snapshot (and the after-check's shortcut)
     if hook is not None:
         from ..harness.hook import main as hook_main, after_main
         return after_main(hook) if after else hook_main(hook)

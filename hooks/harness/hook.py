@@ -307,6 +307,14 @@ def main(harness, stdin=None, out=None, err=None):
     return status
 
 
+def after_command(argv):
+    """``check --after --hook HARNESS`` (``argv``: those three words) as the runtime's launcher runs it,
+    without the analyser's package: what ``analyser.check.main`` does for it."""
+    from ..layout import for_check
+    for_check()
+    return after_main(argv[2])
+
+
 def after_main(harness, stdin=None, out=None, err=None):
     """``check --after --hook HARNESS``: the after-check once the call in the harness's post-call
     payload ran. Nothing to say: exit 0, no output. Something undone, or not undoable, or the check
