@@ -206,8 +206,8 @@ def _doctor(path, live, fix, shared=None):
 
 def _offered(row, shared):
     """The row, with what its full probes taught the run (``probeshare``: never printed)."""
-    if shared is not None and shared.offer:
-        row["_offer"] = shared.offer
+    if shared is not None and shared.offers:
+        row["_offer"] = shared.offers
     return row
 
 
