@@ -111,11 +111,8 @@ def _add(digest, label, path):
     if not stat.S_ISREG(st.st_mode):
         digest.update(b"other %s %o\n" % (os.fsencode(label), st.st_mode))
         return True
-    # read up to one byte past the size lstat gave (not LIMIT: os.read allocates what it is asked for);
-    # a file that grew meanwhile changed while it was hashed: no fingerprint
-    size = min(st.st_size, LIMIT)
-    data = read_regular(path, size + 1)
-    if data is None or len(data) > size:
+    data = _read_as_listed(path, st)
+    if data is None:
         return False
     digest.update(b"file %s %o %d\n" % (os.fsencode(label), stat.S_IMODE(st.st_mode), len(data)))
     digest.update(data)
@@ -135,6 +132,27 @@ def reftx_fingerprint(key, info, config, refs):
         return None
     digest.update(repr((config, sorted(refs))).encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
+
+
+def _read_as_listed(path, st):
+    """The bytes of the regular file ``path`` that ``lstat`` gave as ``st``, in one read of one byte past its
+    size (not LIMIT: os.read allocates what it is asked for); None when it is another file now (opened
+    without following a link or waiting on a pipe), grew or shrank meanwhile, or cannot be read."""
+    size = min(st.st_size, LIMIT)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        now = os.fstat(fd)
+        if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+            return None
+        data = os.read(fd, size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) == size == st.st_size else None
 
 
 class Shared:
