@@ -32,7 +32,7 @@ from ...hooks.audit import LOG_NAME
 from ...hooks.policy import MAX_POLICY_FILE, POLICY_FILE, Policy, PolicyError
 from ..setup.pushguard import BEFORE_NAME
 from ...hooks.outcome.store import DIR as OUTCOME_DIR
-from ...hooks.saferead import read_regular
+from ...hooks.saferead import open_regular, read_regular
 from .probes import REFTX_HOOK
 
 SHARED = ("probe.pre-push", "probe.pre-commit", "probe.push-guard")
@@ -140,19 +140,21 @@ def _read_as_listed(path, st):
     without following a link or waiting on a pipe), grew or shrank meanwhile, or cannot be read."""
     size = min(st.st_size, LIMIT)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW)
+        fd = open_regular(path, os.O_NOFOLLOW)
     except OSError:
         return None
+    if fd is None:
+        return None
+    data = None
     try:
         now = os.fstat(fd)
-        if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
-            return None
-        data = os.read(fd, size + 1)
+        if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):  # the file lstat saw, not one put there since
+            data = os.read(fd, size + 1)
     except OSError:
-        return None
+        pass
     finally:
         os.close(fd)
-    return data if len(data) == size == st.st_size else None
+    return data if data is not None and len(data) == size == st.st_size else None
 
 
 class Shared:
