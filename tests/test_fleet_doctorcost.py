@@ -4,15 +4,18 @@ listing, and a repository that differs from identical neighbours in its hook, it
 the shape of a protected branch still fails among them."""
 import json
 import os
+import shutil
 
 import pytest
 
-from helpers import agentguard
+from helpers import Git, agentguard
 
 from agentguard.installer.committedconfig import CONFIG_FILE_VARS, REMOTE_KEYS
 from agentguard.installer.doctor import probes, probeshare
 from agentguard.installer.doctor.runner import Doctor
 from agentguard.installer.gitaccess import gitenv
+
+REFTX = "probe.reference-transaction"
 
 
 @pytest.fixture
@@ -39,7 +42,7 @@ def test_one_repository_lists_its_refs_once_and_asks_git_no_ref_or_config_questi
     assert d.ok(), [c for c in d.checks if c.status == "fail"]
     subcommands = [a[0] for a in asked]
     assert subcommands.count("for-each-ref") == 1, asked
-    assert subcommands.count("update-ref") == 2  # each probe still runs the repository's own hook through git
+    assert subcommands.count("update-ref") == 1  # both probes in one session, through the repository's own hook
     assert not [a for a in asked if a[0] in ("rev-parse", "symbolic-ref", "remote") and a != asked[0]], asked
     # every config question from the listing; the remotes' one is asked of git only where the environment
     # names config files (then git is asked in it, the listing in the doctor's clean one)
@@ -73,3 +76,76 @@ def test_a_repository_that_differs_among_identical_ones_still_fails(fleet, env):
     assert not rows["r2"]["protected"] and "probe.reference-transaction" in failed["r2"], failed["r2"]
     assert "runtime.files" in failed["r3"]
     assert "refs.shape" in failed["r4"], rows["r4"]
+
+
+@pytest.fixture
+def clones(tmp_path, make_repo, env):
+    """Four byte-identical repositories (copies of one, the same origin) under tmp_path/copies, installed."""
+    first, _ = make_repo("copies/c0", install=False)
+    for i in range(1, 4):
+        shutil.copytree(first.path, os.path.join(str(tmp_path), "copies", "c%d" % i), symlinks=True)
+    root = tmp_path / "copies"
+    proc = agentguard("install", "--all", str(root), "--json", cwd=str(root), env=env, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return [Git(os.path.join(str(root), "c%d" % i), env) for i in range(4)]
+
+
+def doctored(path, env, shared, monkeypatch):
+    """({check id: Check}, [programs the probes ran]) of the doctor in ``path`` given ``shared``."""
+    for k in list(os.environ):
+        monkeypatch.delenv(k)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    ran = []
+    real = probes.run
+    monkeypatch.setattr(probes, "run", lambda argv, *a, **k: ran.append(
+        argv[1] if argv[0] == "git" else os.path.basename(argv[0])) or real(argv, *a, **k))
+    d = Doctor(path)
+    d.run(shared=shared)
+    monkeypatch.setattr(probes, "run", real)
+    for key, where, passed in shared.offers:
+        shared.known.setdefault(key, (where, passed))
+    return {c.id: c for c in d.checks}, ran
+
+
+HOOK = os.path.join(".git", "hooks", "reference-transaction")
+
+
+def test_identical_clones_share_the_refusal_and_each_git_still_runs_its_hook(clones, env, monkeypatch):
+    c0, c1, c2, c3 = clones
+    shared = probeshare.Shared({}, None)
+    first, _ = doctored(c0.path, env, shared, monkeypatch)
+    assert "probed in" not in first[REFTX].summary and "moving main: refused" in first[REFTX].summary
+    checks, ran = doctored(c1.path, env, shared, monkeypatch)
+    assert all(c.status == "pass" for cid, c in checks.items() if cid.startswith("probe.")), checks
+    assert "moving main: refused (probed in %s" % os.path.realpath(c0.path) in checks[REFTX].summary
+    assert "accepted" in checks[REFTX].summary and ran.count("update-ref") == 1  # the accepted one, here
+    # the same hook bytes, but not executable: git does not run it, so nothing refuses
+    os.chmod(os.path.join(c2.path, HOOK), 0o644)
+    checks, _ = doctored(c2.path, env, shared, monkeypatch)
+    assert checks[REFTX].status == "fail" and "NOT refused" in checks[REFTX].summary, checks[REFTX]
+    # the same files, but the config sends git elsewhere for its hooks
+    empty = os.path.join(os.path.dirname(c3.path), "no-hooks")
+    os.makedirs(empty)
+    c3.run("config", "core.hooksPath", empty)
+    checks, _ = doctored(c3.path, env, shared, monkeypatch)
+    assert checks[REFTX].status == "fail" and "NOT refused" in checks[REFTX].summary, checks[REFTX]
+
+
+@pytest.mark.parametrize("change", ["not executable", "hooks elsewhere"])
+def test_a_matching_key_is_not_enough_git_must_be_seen_running_the_hook(clones, env, monkeypatch, change):
+    c0, c1, _, _ = clones
+    shared = probeshare.Shared({}, None)
+    doctored(c0.path, env, shared, monkeypatch)
+    (rkey,) = [k for k, _, passed in shared.offers if REFTX in passed]
+    # as if the key could not tell: c1's git must still be seen running the very hook that refused in c0
+    monkeypatch.setattr(probeshare, "reftx_fingerprint", lambda *a: rkey)
+    if change == "not executable":
+        os.chmod(os.path.join(c1.path, HOOK), 0o644)
+    else:
+        empty = os.path.join(os.path.dirname(c1.path), "no-hooks")
+        os.makedirs(empty)
+        c1.run("config", "core.hooksPath", empty)
+    checks, ran = doctored(c1.path, env, shared, monkeypatch)
+    assert checks[REFTX].status == "fail" and "NOT refused" in checks[REFTX].summary, checks[REFTX]
+    assert "probed in" not in checks[REFTX].summary and ran.count("update-ref") == 2, ran  # tried here after all

@@ -1,7 +1,8 @@
 """Live probes: run the real hooks the way git runs them, and change nothing.
 
 * reference-transaction: ``git update-ref --stdin`` with ``start``, ``update``, ``prepare``,
-  ``abort`` (git runs the hook at ``prepare``; ``abort`` undoes everything).
+  ``abort`` (git runs the hook at ``prepare``; ``abort`` undoes everything), the accepted and the
+  refused transaction in one session.
 * pre-push and pre-commit: the hook files executed directly, with git's arguments and stdin.
 
 Commit objects the probes need are written to a temporary object directory
@@ -9,6 +10,7 @@ Commit objects the probes need are written to a temporary object directory
 probe lives in a temporary git dir whose ``commondir`` is the repository's, and refusals the
 probes cause are cut from the audit log again: the repository is byte-for-byte unchanged.
 """
+import json
 import os
 import shutil
 import subprocess
@@ -145,20 +147,66 @@ def shared_commit():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def reference_transaction(box, branch, expect_refusal, refs=None):
-    """``refs``: the doctor's ``Context.refs`` listing, where the branch's value is read (None: asked of git)."""
+REFTX_HOOK = "reference-transaction"
+SESSION = "git update-ref --stdin (prepare, abort) moving %s"
+
+
+def reference_transactions(box, refuse, accept, refs=None, trace=False):
+    """The reference-transaction probes in ONE ``git update-ref --stdin`` session: first a transaction
+    moving ``accept`` (a branch no policy protects: start, update, prepare, abort), then, unless ``refuse``
+    is None, one moving ``refuse`` (a protected branch), where the hook must stop the session. ``refs``:
+    the doctor's ``Context.refs`` listing, where the branches' values are read (None: asked of git).
+    Returns (refusal ProbeResult or None, accept ProbeResult, ran): ``ran`` (only with ``trace``) is True
+    when git's own trace says it started the hook file in ``hooks_dir`` at the accepted ``prepare``."""
     commit = box.probe_commit()
     if commit is None:
-        return ProbeResult(False, "could not make a probe commit")
-    ref = "refs/heads/" + branch
-    if refs is not None:
-        current = next((oid for name, oid, _ in refs if name == ref), None) or ZERO
+        bad = ProbeResult(False, "could not make a probe commit")
+        return (bad if refuse else None), bad, False
+    script = "".join("start\nupdate %s %s %s\nprepare\nabort\n" % (ref, commit, _current(box, ref, refs))
+                     for ref in ["refs/heads/" + accept] + (["refs/heads/" + refuse] if refuse else []))
+    env = box.env
+    tracefile = os.path.join(box.tmp, "trace2.json")
+    if trace:
+        env = dict(env, GIT_TRACE2_EVENT=tracefile)
+    rc, out, err = run(["git", "update-ref", "--stdin"], box.info.top, env, script.encode())
+    if rc is None:
+        late = judge(rc, err, False, SESSION % accept)
+        return (late if refuse else None), late, False
+    accepted = out.splitlines()[:3] == [b"start: ok", b"prepare: ok", b"abort: ok"] and (refuse is not None or rc == 0)
+    accept_result = judge(0 if accepted else rc or 1, err, False, SESSION % accept)
+    if refuse is None:
+        refuse_result = None
+    elif accepted:
+        refuse_result = judge(rc, err, True, SESSION % refuse)
     else:
-        rc, out, _ = run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
-        current = out.decode().strip() if rc == 0 else ZERO
-    script = "start\nupdate %s %s %s\nprepare\nabort\n" % (ref, commit, current)
-    rc, _, err = run(["git", "update-ref", "--stdin"], box.info.top, box.env, script.encode())
-    return judge(rc, err, expect_refusal, "git update-ref --stdin (prepare, abort) moving %s" % branch)
+        refuse_result = ProbeResult(False, "%s: not tried (the session stopped before it)" % (SESSION % refuse))
+    return refuse_result, accept_result, bool(trace and accepted and hook_ran(tracefile, box.info))
+
+
+def _current(box, ref, refs):
+    if refs is not None:
+        return next((oid for name, oid, _ in refs if name == ref), None) or ZERO
+    rc, out, _ = run(["git", "rev-parse", "-q", "--verify", ref], box.info.top, box.env)
+    return out.decode().strip() if rc == 0 else ZERO
+
+
+def hook_ran(tracefile, info):
+    """True when git's trace2 event log ``tracefile`` has git starting ``hooks_dir``'s reference-transaction
+    hook for ``prepared`` (git runs a hook from the top of the work tree: a relative path is read there)."""
+    data = read_regular(tracefile, 1 << 22)
+    want = os.path.realpath(os.path.join(info.hooks_dir, REFTX_HOOK))
+    for line in (data or b"").splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        argv = event.get("argv") if isinstance(event, dict) else None
+        if event.get("event") == "child_start" and event.get("child_class") == "hook" \
+                and event.get("hook_name") == REFTX_HOOK and isinstance(argv, list) and len(argv) == 2 \
+                and argv[1] == "prepared" and isinstance(argv[0], str) \
+                and os.path.realpath(os.path.join(info.top, argv[0])) == want:
+            return True
+    return False
 
 
 def own_copy(box, hook_path):

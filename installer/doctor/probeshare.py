@@ -8,8 +8,13 @@ mode and bytes) as they are when the probe runs. Within ONE ``doctor --all`` run
 fingerprint equals that of a repository probed before it, where those three probes passed, takes their
 results instead of running them again; what the repository's own state decides stays per repository:
 
-* ``probe.reference-transaction`` runs in every repository, through git, as always: git reads that
-  repository's config to find and run its hook, which runs its runtime over its refs, config and grants;
+* ``probe.reference-transaction`` runs in every repository, through git: git reads that repository's
+  config to find and run its hook, which runs its runtime over its refs, config and grants. Its accepted
+  transaction runs everywhere; its refused one (the Python runtime's verdict) is taken from a repository
+  probed before only where, besides the fingerprint, the reference-transaction hook file, the config as
+  git lists it and the refs are byte-identical (``reftx_fingerprint``) AND git's trace shows this
+  repository's git starting that very hook file (``probes.hook_ran``): a hook git does not run (not
+  executable, another hooksPath, hooks switched off) sends the refusal probe to run here, and fail;
 * every static check (hook bytes against the record, executable bits, where git reads hooks, the
   runtime's bytes, the push guard's alias and launcher, the remotes) runs in every repository.
 
@@ -27,7 +32,8 @@ from ...hooks.audit import LOG_NAME
 from ...hooks.policy import MAX_POLICY_FILE, POLICY_FILE, Policy, PolicyError
 from ..setup.pushguard import BEFORE_NAME
 from ...hooks.outcome.store import DIR as OUTCOME_DIR
-from ...hooks.saferead import read_regular
+from ...hooks.saferead import open_regular, read_regular
+from .probes import REFTX_HOOK
 
 SHARED = ("probe.pre-push", "probe.pre-commit", "probe.push-guard")
 # In the guard's home, what no hook-file probe reads: the log probes append to (and the doctor cuts
@@ -105,31 +111,66 @@ def _add(digest, label, path):
     if not stat.S_ISREG(st.st_mode):
         digest.update(b"other %s %o\n" % (os.fsencode(label), st.st_mode))
         return True
-    # read up to one byte past the size lstat gave (not LIMIT: os.read allocates what it is asked for);
-    # a file that grew meanwhile changed while it was hashed: no fingerprint
-    size = min(st.st_size, LIMIT)
-    data = read_regular(path, size + 1)
-    if data is None or len(data) > size:
+    data = _read_as_listed(path, st)
+    if data is None:
         return False
     digest.update(b"file %s %o %d\n" % (os.fsencode(label), stat.S_IMODE(st.st_mode), len(data)))
     digest.update(data)
     return True
 
 
+def reftx_fingerprint(key, info, config, refs):
+    """The key under which the refusal of ``probe.reference-transaction`` is shared: ``key`` (the
+    fingerprint above) with the reference-transaction hook file, the config as git lists it (``config``:
+    ``ConfigList.entries``, every level, includes followed) and the refs (``Context.refs``) the runtime
+    decides over. None when one is unknown. A repository whose key matches still runs the accepted
+    transaction through its own git, which must be seen starting that hook file (``probes.hook_ran``)."""
+    if key is None or config is None:
+        return None
+    digest = hashlib.sha256(b"reference-transaction %s\n" % key.encode())
+    if not _add(digest, "hooks/" + REFTX_HOOK, os.path.join(info.hooks_dir, REFTX_HOOK)):
+        return None
+    digest.update(repr((config, sorted(refs))).encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def _read_as_listed(path, st):
+    """The bytes of the regular file ``path`` that ``lstat`` gave as ``st``, in one read of one byte past its
+    size (not LIMIT: os.read allocates what it is asked for); None when it is another file now (opened
+    without following a link or waiting on a pipe), grew or shrank meanwhile, or cannot be read."""
+    size = min(st.st_size, LIMIT)
+    try:
+        fd = open_regular(path, os.O_NOFOLLOW)
+    except OSError:
+        return None
+    if fd is None:
+        return None
+    data = None
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino):  # the file lstat saw, not one put there since
+            data = os.read(fd, size + 1)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+    return data if data is not None and len(data) == size == st.st_size else None
+
+
 class Shared:
-    """What one ``doctor --all`` run learnt: {fingerprint: (repository, {check id: summary})} of the
-    shared probes that passed. ``offer`` is what a repository probed in full hands back."""
+    """What one ``doctor --all`` run learnt: {key: (repository, {check id: summary})} of the shared
+    probes that passed. ``offers`` is what a repository probed in full hands back."""
 
     def __init__(self, known=None, commit=None):
         self.known = dict(known or {})
-        self.offer = None
+        self.offers = []
         self.commit = commit  # the run's probe commit (``probes.shared_commit``), or None
 
     def lookup(self, key):
         return self.known.get(key) if key else None
 
-    def learnt(self, key, path, results):
-        """Offer the passing shared probes of a repository probed in full, if its files did not change."""
-        passed = {cid: detail for cid, ok, detail in results if cid in SHARED and ok}
+    def learnt(self, key, path, results, ids=SHARED):
+        """Offer the passing probes among ``ids`` of a repository probed in full, if its files did not change."""
+        passed = {cid: detail for cid, ok, detail in results if cid in ids and ok}
         if key and passed:
-            self.offer = (key, path, passed)
+            self.offers.append((key, path, passed))

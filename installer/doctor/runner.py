@@ -21,8 +21,10 @@ from ..gitaccess.repo import discover
 
 
 class Doctor:
-    def __init__(self, path):
-        self.info = discover(path)
+    def __init__(self, path, info=None):
+        """``info``: the repository's ``Layout`` when the caller has just asked git for it (doctor --all's
+        search); None: asked here."""
+        self.info = info if info is not None else discover(path)
         self.checks = []
         self.record = manifest.load(self.info.ag_home)
         self.policy = None

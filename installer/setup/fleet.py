@@ -93,34 +93,38 @@ def _kind(entries):
 
 
 def _identify(candidate):
-    """(kind, path, common dir, is the main work tree, error) of one candidate, asked of git."""
+    """(kind, path, common dir, is the main work tree, error, its ``Layout`` or None) of one candidate,
+    asked of git."""
     path, kind = candidate
     if kind == "bare":
         rc, out, _ = run(layout.REV_PARSE, path, TIMEOUT)
         found = layout.parse(path, rc, out)
         if found is not None and found.bare and found.git_dir == os.path.realpath(path):
-            return ("bare", os.path.realpath(path), os.path.realpath(path), True, None)
+            return ("bare", os.path.realpath(path), os.path.realpath(path), True, None, None)
         return None  # a directory that only looks like one
     from ..gitaccess.repo import discover
     try:
         info = discover(path)
     except AgentguardError as exc:
-        return ("error", os.path.realpath(path), os.path.realpath(path), True, str(exc))
+        return ("error", os.path.realpath(path), os.path.realpath(path), True, str(exc), None)
     if os.path.realpath(path) != info.top:
         return None  # a `.git` inside a repository's tree that git does not take as a repository
-    return ("work", info.top, info.common_dir, not info.linked, None)
+    return ("work", info.top, info.common_dir, not info.linked, None, info)
 
 
-def find_repositories(roots, depth, pool=None):
+def find_repositories(roots, depth, pool=None, layouts=None):
     """([{"path", "kind", "worktrees", "error"}], [warning]): one entry per repository (git common
-    dir), its main work tree first when it was found, the linked ones it has under the roots listed."""
+    dir), its main work tree first when it was found, the linked ones it has under the roots listed.
+    ``layouts``: a dict given the ``Layout`` git gave each work tree found, by path."""
     candidates, warnings = find_candidates(roots, depth)
     answers = list((pool.map if pool else map)(_identify, candidates))
     groups: dict = {}
     for answer in answers:
         if answer is None:
             continue
-        kind, path, common, main, error = answer
+        kind, path, common, main, error, info = answer
+        if layouts is not None and info is not None:
+            layouts[path] = info
         groups.setdefault(common, []).append((not main, path, kind, error))
     repos = []
     for common, members in groups.items():
@@ -193,9 +197,9 @@ def _unguarded(info, template_on):
     return "NOT protected: not guarded (agentguard is not installed); fix: agentguard install"
 
 
-def _doctor(path, live, fix, shared=None):
+def _doctor(path, live, fix, shared=None, info=None):
     from ..doctor.runner import Doctor, fix as do_fix
-    d = Doctor(path)
+    d = Doctor(path, info)
     d.run(live=live, shared=shared)
     if fix:
         fixed = do_fix(d)
@@ -206,8 +210,8 @@ def _doctor(path, live, fix, shared=None):
 
 def _offered(row, shared):
     """The row, with what its full probes taught the run (``probeshare``: never printed)."""
-    if shared is not None and shared.offer:
-        row["_offer"] = shared.offer
+    if shared is not None and shared.offers:
+        row["_offer"] = shared.offers
     return row
 
 
@@ -216,7 +220,8 @@ def _doctor_one(args):
     if repo["kind"] != "work":
         return _row(repo, error=repo.get("error"))
     try:
-        return _offered(_row(repo, _doctor(repo["path"], live, fix, shared), template_on=template_on), shared)
+        d = _doctor(repo["path"], live, fix, shared, repo.get("layout"))
+        return _offered(_row(repo, d, template_on=template_on), shared)
     except (AgentguardError, OSError) as exc:
         return _row(repo, error=str(exc))
     except Exception as exc:  # one repository's surprise must not hide the others' rows
@@ -272,9 +277,11 @@ def _run_all(roots, depth, jobs, work, extra, prime=None, share=True, progress=N
         prime()
     from ..doctor.probes import shared_commit
     with _pool(jobs) as pool, shared_commit() as commit:
-        repos, warnings = find_repositories(roots, depth, pool)
+        layouts: dict = {}
+        repos, warnings = find_repositories(roots, depth, pool, layouts)
         template_on = _template_on()
-        args = [(repo,) + extra + (template_on,) for repo in repos]
+        # the doctor starts from the Layout git gave the search (not asked again in each worker)
+        args = [(dict(repo, layout=layouts.get(repo["path"])),) + extra + (template_on,) for repo in repos]
         if progress is not None:
             progress.start(len(args))
         rows = fleetrun.run(pool, work, args, max(1, jobs or os.cpu_count() or 1), share, progress, commit)

@@ -23,9 +23,7 @@ def run(pool, work, args, jobs, share, progress=None, commit=None):
         for future in done:
             index = pending.pop(future)
             row = future.result()
-            offer = row.pop("_offer", None)
-            if offer:
-                key, path, passed = offer
+            for key, path, passed in row.pop("_offer", ()):
                 known.setdefault(key, (path, passed))
             rows[index] = row
             if progress is not None:

@@ -83,8 +83,12 @@ class Context(Results):
         """stdout of ``git ARGS`` in the work tree; a config question is answered from the one listing of
         the repository's config (``configlist``)."""
         if not check and args[:1] == ["config"]:
-            return self.memo("config-list", lambda: ConfigList(self.info.top)).ask(args)
+            return self.config().ask(args)
         return git(args, cwd=self.info.top, check=check)
+
+    def config(self):
+        """The one listing of the repository's config (``configlist.ConfigList``), read once."""
+        return self.memo("config-list", lambda: ConfigList(self.info.top))
 
     def memo(self, key, fn):
         """``fn()``, asked once per run (for facts two checks share)."""

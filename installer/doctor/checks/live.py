@@ -10,6 +10,8 @@ from .push import probe_push_guard
 from .base import FIX_ALL, REINSTALL
 from .policy import remotes_now
 
+REFTX = "probe.reference-transaction"
+
 
 def check_probes(ctx):
     """The real hooks, run as git runs them in a sandbox, refuse a protected ref and accept a harmless one."""
@@ -20,19 +22,28 @@ def check_probes(ctx):
     policy = ctx.policy or Policy(["main", "master"])
     branch = probes.protected_probe_name(policy)
     if branch is None:
-        ctx.add("probe.reference-transaction", "warn", "no branch name to probe the policy with", repair=REINSTALL)
+        ctx.add(REFTX, "warn", "no branch name to probe the policy with", repair=REINSTALL)
         return
     harmless = "%s-%d" % (probes.PROBE_PREFIX, os.getpid())
     shared = ctx.shared
     key = probeshare.fingerprint(ctx.info, ctx.record, remotes_now(ctx)) if shared is not None else None
     known = shared.lookup(key) if shared is not None else None
     taken = known[1] if known else {}
+    rkey = probeshare.reftx_fingerprint(key, ctx.info, ctx.config().entries, ctx.refs()) if key else None
+    refused = shared.lookup(rkey) if shared is not None else None
     guard = probes.AuditGuard(os.path.join(ctx.info.ag_home, audit.LOG_NAME))
     box = probes.Sandbox(ctx.info, shared.commit if shared is not None else None, ctx.git)
     try:
         refs = ctx.refs()
-        results = [("probe.reference-transaction", probes.reference_transaction(box, branch, True, refs),
-                    probes.reference_transaction(box, harmless, False, refs))]
+        refusal, accepted, ran = probes.reference_transactions(box, None if refused else branch, harmless, refs,
+                                                               trace=bool(refused))
+        if refused and ran:
+            refusal = probes.ProbeResult(True, "%s (probed in %s, whose hook, runtime, policy, grants, config and "
+                                         "refs are byte-identical; git here runs that hook)"
+                                         % (refused[1][REFTX], safe(refused[0], 200)))
+        elif refused:  # git was not seen running the hook: the refusal is tried here
+            refusal, accepted, _ = probes.reference_transactions(box, branch, harmless, refs)
+        results = [(REFTX, refusal, accepted)]
         for hook, fn in (("pre-push", probes.pre_push), ("pre-commit", probes.pre_commit)):
             path = os.path.join(ctx.info.hooks_dir, hook)
             if not os.access(path, os.X_OK):
@@ -54,8 +65,17 @@ def check_probes(ctx):
         if not any(cid == c for c, _, _ in outcome):
             outcome.append((cid, True, "%s (probed in %s, whose hooks, runtime, policy and grants are byte-identical)"
                             % (detail, safe(known[0], 200))))
-    order = ["probe.reference-transaction"] + list(probeshare.SHARED)
+    order = [REFTX] + list(probeshare.SHARED)
     for cid, ok, detail in sorted(outcome, key=lambda o: order.index(o[0])):
         ctx.add(cid, "pass" if ok else "fail", detail, None if ok else FIX_ALL, repair=REINSTALL)
-    if shared is not None and not known and key == probeshare.fingerprint(ctx.info, ctx.record, remotes_now(ctx)):
-        shared.learnt(key, ctx.info.top, outcome)  # nothing changed while it was probed
+    if shared is None or (known and refused):
+        return
+    # what a repository probed in full learnt, offered if nothing changed while it was probed
+    again = probeshare.fingerprint(ctx.info, ctx.record, remotes_now(ctx))
+    if key != again:
+        return
+    if not known:
+        shared.learnt(key, ctx.info.top, outcome)
+    if not refused and refusal is not None and refusal.ok \
+            and rkey == probeshare.reftx_fingerprint(again, ctx.info, ctx.config().entries, ctx.refs()):
+        shared.learnt(rkey, ctx.info.top, [(REFTX, True, refusal.detail)], (REFTX,))
