@@ -11,7 +11,6 @@ an after-check takes away, what a call changed) is still a file of its own, name
 import os
 
 from ..saferead import read_regular
-from .store import sha256
 
 PREFIX = "pack-"
 HEADER = b"agentguard-pack 1\n"
@@ -62,7 +61,8 @@ def held(store_dir):
 
 
 def packed(items):
-    """[(file name, bytes)] of the packs holding ``items`` ([(sha256, bytes)]), each at most ``MAX_PACK``."""
+    """[bytes] of the packs holding ``items`` ([(sha256, bytes)]), each at most ``MAX_PACK`` (the store names
+    each ``PREFIX`` and its sha256)."""
     out, start = [], 0
     while start < len(items):
         end, size = start + 1, len(items[start][1])
@@ -72,7 +72,7 @@ def packed(items):
         part = items[start:end]
         raw = HEADER + b"".join(b"%s %d\n" % (d.encode("ascii"), len(b)) for d, b in part) + b"\n" \
             + b"".join(b for _, b in part)
-        out.append((PREFIX + sha256(raw), raw))
+        out.append(raw)
         start = end
     return out
 

@@ -148,8 +148,8 @@ class Keeping:
             for digest in packs.held(store_dir):  # what an earlier pack holds is not kept again
                 new.pop(digest, None)
             if len(new) > PACK_BEYOND:
-                for name, raw in packs.packed(sorted(new.items())):
-                    write_atomic(os.path.join(store_dir, name), raw, 0o600)
+                for raw in packs.packed(sorted(new.items())):
+                    write_atomic(os.path.join(store_dir, packs.PREFIX + sha256(raw)), raw, 0o600)
                 return
         for data in new.values():
             put(self.ag_home, data)
