@@ -12,7 +12,6 @@ DIR = "outcome"
 FORMAT = 1
 MAX_SNAPSHOT = 8 << 20
 MAX_FILE = 4 << 20  # a watched file larger than this is compared, but its bytes are not kept
-PACK_BEYOND = 8  # more new files than this at once are kept in one pack (``packs``), fewer each on its own
 
 
 def home(ag_home):
@@ -122,6 +121,9 @@ def put(ag_home, data):
     if len(data) <= MAX_FILE and not os.path.exists(path):
         write_atomic(path, data, 0o600)
     return digest
+
+
+PACK_BEYOND = 8  # more new files than this at once are kept in one pack (``packs``), fewer each on its own
 
 
 class Keeping:
