@@ -65,9 +65,8 @@ def _exclusive(**modes):
 
 _ALL_HELP = "Find every repository under the given roots (default: here) and do this for each; one table."
 _DEPTH_HELP = "With --all: how deep below each root to look for repositories."
-_JOBS_HELP = "With --all: repositories handled at once (default: the number of CPUs)."
-# doctor's probes wait on git and its hooks about half the time: two a CPU keep the cores busy
-_DOCTOR_JOBS_HELP = "With --all: repositories handled at once (default: twice the number of CPUs)."
+# install's flushes and doctor's probes wait on the disk, git and its hooks: two a CPU keep the cores busy
+_JOBS_HELP = "With --all: repositories handled at once (default: twice the number of CPUs)."
 
 
 @app.command()
@@ -225,7 +224,7 @@ def doctor(
                                               "with a live push probe that changes nothing."),
     all_: bool = typer.Option(False, "--all", help=_ALL_HELP),
     depth: int = typer.Option(4, "--depth", min=0, max=20, help=_DEPTH_HELP),
-    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=256, help=_DOCTOR_JOBS_HELP),
+    jobs: Optional[int] = typer.Option(None, "--jobs", min=1, max=256, help=_JOBS_HELP),
     no_probes: bool = typer.Option(False, "--no-probes", help="Skip the live probes (faster; proves less)."),
     probe_each: bool = typer.Option(False, "--probe-each",
                                     help="With --all: run every probe in every repository (by default the pre-push, "

@@ -64,3 +64,29 @@ def test_a_durable_batch_syncs_its_own_file_system_not_the_machines(tmp_path, mo
     assert open(tmp_path / "d" / "f5", "rb").read() == b"5" and open(tmp_path / "d5" / "f", "rb").read() == b"d5"
     assert os.stat(tmp_path / "d5" / "f").st_mode & 0o777 == 0o600
     assert not [n for n in os.listdir(tmp_path / "d") if n.startswith(".agentguard-tmp-")]
+
+
+def test_the_runtime_and_its_compiled_modules_land_in_one_batch_sources_first(tmp_path, monkeypatch):
+    """One durable batch (two flushes, not four): each .pyc is compiled from the bytes written, is in
+    place only after its source, and is what importlib takes for that source (hash-checked)."""
+    import importlib.util
+    from agentguard.installer.setup import durable, runtime_files
+    files = runtime_files.runtime_files()
+    root = tmp_path / "runtime"
+    renamed, flushes = [], []
+    real_replace, real_sync = durable.os.replace, durable.sync_filesystems
+    monkeypatch.setattr(durable.os, "replace", lambda a, b: (renamed.append(b), real_replace(a, b))[1])
+    monkeypatch.setattr(durable, "sync_filesystems", lambda dirs: (flushes.append(dirs), real_sync(dirs))[1])
+    runtime_files.write_and_compile([(str(root / rel), data, 0o644) for rel, data in sorted(files.items())], str(root))
+    assert len(flushes) == 2
+    sources = [rel for rel in files if rel.startswith("hooks/") and rel.endswith(".py")]
+    assert sources
+    for rel in sources:
+        src = str(root / rel)
+        cfile = importlib.util.cache_from_source(src)
+        assert renamed.index(src) < renamed.index(cfile)
+        with open(cfile, "rb") as fh:
+            head = fh.read(16)
+        assert head[8:16] == importlib.util.source_hash(files[rel])
+    runtime_files.write_and_compile([], str(root))  # nothing to write: nothing compiled again
+    assert len(renamed) == len(files) + len(sources)

@@ -39,25 +39,26 @@ def record(cwd, fresh=False, where=None):
     elif os.path.exists(store.unrepaired_path(where.ag_home, where.top)):
         return None
     previous = store.load(where.ag_home, where.top)
-    snapshot = take(where, previous)
+    snapshot = take(where, previous, pack=fresh)
     if previous is not None and not fresh:
         snapshot["refs"] = settled_refs(where, previous["refs"], snapshot["refs"])
     store.save(where.ag_home, snapshot)
     return snapshot
 
 
-def take(where, previous=None, roots=None, record=None):
+def take(where, previous=None, roots=None, record=None, pack=False):
     """The snapshot dict of ``where`` now; ``previous`` lends the hashes of files whose stat is unchanged.
     A file install wrote whole is recorded as install wrote it, whatever it holds now: damage to it
     (in this call or between calls) is never taken as the state to keep. ``roots``: what to cover
-    (default: ``watched_roots``); ``record``: install's manifest as the caller just read it."""
+    (default: ``watched_roots``); ``record``: install's manifest as the caller just read it; ``pack``: the
+    bytes new to the store kept in one file (``store.Keeping``: install's baseline)."""
     record = install_record(where) if record is None else record
     policy = policy_of(where, record)
     from . import localremotes
     reading = localremotes.start(where, previous, policy, describe)  # alongside read_git's processes
     config, refs = read_git(where, policy)
     roots = watched_roots(where) if roots is None else roots
-    found = files(where, (previous or {}).get("files") or {}, roots)
+    found = files(where, (previous or {}).get("files") or {}, roots, pack)
     for path, (digest, mode) in owned_files(where, record).items():
         entry = found.get(path)
         if entry is None or entry[0] != "f" or entry[1] != mode or entry[6] != digest:
@@ -260,20 +261,22 @@ def _name(entry):
     return entry.name
 
 
-def files(where, previous, roots=None):
+def files(where, previous, roots=None, pack=False):
     """{path: [type, mode, size, mtime_ns, ctime_ns, inode, sha256]} of the files ``roots`` (default:
-    all) cover; the bytes of every version seen go to the store."""
+    all) cover; the bytes of every version seen go to the store (``pack``: see ``store.Keeping``)."""
     out = {}
-    ag_home = where.ag_home
+    keeping = store.Keeping(where.ag_home, pack)
     for path in watched_paths(where, watched_roots(where) if roots is None else roots):
-        entry = describe(path, previous.get(path), ag_home)
+        entry = describe(path, previous.get(path), keep=keeping.keep)
         if entry is not None:
             out[path] = entry
+    keeping.done()
     return out
 
 
-def describe(path, known=None, ag_home=None):
-    """The entry of one file now (None when it is gone); ``known`` lends its hash when the stat matches."""
+def describe(path, known=None, ag_home=None, keep=None):
+    """The entry of one file now (None when it is gone); ``known`` lends its hash when the stat matches.
+    Its bytes go to the store of ``ag_home`` (or to ``keep``), when one is given."""
     try:
         st = os.lstat(path)
     except OSError:
@@ -286,12 +289,15 @@ def describe(path, known=None, ag_home=None):
         return sig + [known[6]]
     if kind == "l":
         target = os.fsencode(os.readlink(path))
-        digest = store.put(ag_home, target) if ag_home else store.sha256(target)
+        digest = keep(target) if keep else store.put(ag_home, target) if ag_home else store.sha256(target)
     elif kind == "f":
         data = read_regular(path, store.MAX_FILE + 1)  # lstat said a file: one swapped for a FIFO since never waits
         if data is None:
             return sig + [""]
-        digest = store.put(ag_home, data) if ag_home and len(data) <= store.MAX_FILE else store.sha256(data)
+        if keep:
+            digest = keep(data)
+        else:
+            digest = store.put(ag_home, data) if ag_home and len(data) <= store.MAX_FILE else store.sha256(data)
     else:
         digest = ""
     return sig + [digest]

@@ -124,12 +124,50 @@ def put(ag_home, data):
     return digest
 
 
+PACK_BEYOND = 8  # more new files than this at once are kept in one pack (``packs``), fewer each on its own
+
+
+class Keeping:
+    """``keep(data)`` -> its hash, the bytes kept once ``done()`` returns: each in a file of its own, or,
+    with ``pack`` (install's baseline) and more than ``PACK_BEYOND`` new to the store, all in one file
+    (``packs``). What an after-check keeps stays a file of its own, named by its hash (what it reports)."""
+
+    def __init__(self, ag_home, pack=False):
+        self.ag_home, self.pack = ag_home, pack
+        self.new: dict = {}  # {hash: bytes} not in the store yet
+
+    def keep(self, data):
+        digest = sha256(data)
+        if len(data) <= MAX_FILE and digest not in self.new \
+                and not os.path.exists(os.path.join(home(self.ag_home), "store", digest)):
+            self.new[digest] = data
+        return digest
+
+    def done(self):
+        new, self.new = self.new, {}
+        if self.pack and len(new) > PACK_BEYOND:  # (``packs`` is loaded only then)
+            from . import packs
+            store_dir = os.path.join(home(self.ag_home), "store")
+            for digest in packs.held(store_dir):  # what an earlier pack holds is not kept again
+                new.pop(digest, None)
+            if len(new) > PACK_BEYOND:
+                for raw in packs.packed(sorted(new.items())):
+                    write_atomic(os.path.join(store_dir, packs.PREFIX + sha256(raw)), raw, 0o600)
+                return
+        for data in new.values():
+            put(self.ag_home, data)
+
+
 def get(ag_home, digest):
-    """The bytes kept under ``digest``, or None when they are not there (or not what they claim)."""
+    """The bytes kept under ``digest`` (a file of its own, else a blob of a pack), or None when they are
+    not there (or not what they claim)."""
     try:
         data = read_regular(os.path.join(home(ag_home), "store", digest), MAX_FILE + 1)
     except (ValueError, TypeError):
         return None
+    if data is None and isinstance(digest, str) and len(digest) == 64:
+        from . import packs
+        data = packs.find(os.path.join(home(ag_home), "store"), digest)
     return data if data is not None and sha256(data) == digest else None
 
 

@@ -88,29 +88,40 @@ def prime():
 _COMPILE_TEMP = re.compile(r"\.pyc\.[0-9]+\Z")  # what py_compile left (<name>.pyc.<number>) before agentguard 0.1.1
 
 
-def compile_runtime(root, batch=None):
+def compile_runtime(root, batch=None, pending=None):
     """Byte-compile the runtime with the hooks' interpreter, so that hooks (run with ``-B``) never
     write to the repository and start fast. Removes the temp files of a compile a kill interrupted.
-    ``batch``: a ``durable.Batch`` the caller commits (else each .pyc is written durably at once)."""
-    for folder, dirs, names in os.walk(os.path.join(root, "hooks")):
+    ``batch``: a ``durable.Batch`` the caller commits (else each .pyc is written durably at once);
+    ``pending``: {path: (bytes, mode)} of the sources that batch writes before them (not in place yet)."""
+    pending = pending or {}
+    sources = {}  # {source path: (bytes, mode) or None: read from the disk}
+    hooks = os.path.join(root, "hooks")
+    for folder, dirs, names in os.walk(hooks):
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        cache = os.path.join(folder, "__pycache__")
+        sources.update((os.path.join(folder, n), None) for n in names if n.endswith(".py"))
+    sources.update((path, written) for path, written in pending.items()
+                   if path.endswith(".py") and path.startswith(hooks + os.sep)
+                   and "__pycache__" not in path[len(hooks):].split(os.sep))
+    for cache in sorted({os.path.join(os.path.dirname(src), "__pycache__") for src in sources}):
         remove_stale_temps(cache, _COMPILE_TEMP)
         remove_stale_temps(cache)
-        for name in sorted(n for n in names if n.endswith(".py")):
-            src = os.path.join(folder, name)
-            cfile = importlib.util.cache_from_source(src)
+    for src in sorted(sources, key=lambda p: (os.path.dirname(p), os.path.basename(p))):
+        cfile = importlib.util.cache_from_source(src)
+        if sources[src] is None:
             with open(src, "rb") as fh:
                 source = fh.read()  # read once: what is compiled is what was compared
-            if _compiled(source, cfile):
-                continue  # compiling again can give other bytes (marshal): a change the after-check would see
-            # hash-checked: a changed source is never shadowed by a stale .pyc (mode as importlib gives it)
-            data = pyc_bytes(os.path.relpath(src, root).replace(os.sep, "/"), source)
-            mode = (stat.S_IMODE(os.stat(src).st_mode) | 0o200) & 0o666
-            if batch is not None:
-                batch.write(cfile, data, mode)
-            else:
-                write_atomic(cfile, data, mode, durable=True)
+            mode = os.stat(src).st_mode
+        else:
+            source, mode = sources[src]
+        if _compiled(source, cfile):
+            continue  # compiling again can give other bytes (marshal): a change the after-check would see
+        # hash-checked: a changed source is never shadowed by a stale .pyc (mode as importlib gives it)
+        data = pyc_bytes(os.path.relpath(src, root).replace(os.sep, "/"), source)
+        mode = (stat.S_IMODE(mode) | 0o200) & 0o666
+        if batch is not None:
+            batch.write(cfile, data, mode)
+        else:
+            write_atomic(cfile, data, mode, durable=True)
 
 
 def _compiled(source, cfile):
@@ -125,16 +136,15 @@ def _compiled(source, cfile):
 
 
 def write_and_compile(files, root):
-    """Write ``files`` ([(path, bytes, mode)]) in one durable batch, then compile the runtime under
-    ``root`` (what they put there) in a second: the sources are in place before their .pyc files."""
+    """Write ``files`` ([(path, bytes, mode)]) and the compiled runtime under ``root`` (what they put
+    there) in one durable batch: its renames go in order, so the sources are in place before their
+    .pyc files, and one flush makes both durable."""
     from .durable import Batch
     batch = Batch()
     try:
         for path, data, mode in files:
             batch.write(path, data, mode)
-        batch.commit()
-        batch = Batch()
-        compile_runtime(root, batch)
+        compile_runtime(root, batch, {path: (data, mode) for path, data, mode in files})
         batch.commit()
     finally:
         batch.discard()
