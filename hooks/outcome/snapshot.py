@@ -287,17 +287,15 @@ def describe(path, known=None, ag_home=None, keep=None):
     sig = [kind, stat.S_IMODE(st.st_mode), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
     if isinstance(known, list) and known[:6] == sig and isinstance(known[6], str):
         return sig + [known[6]]
+    if keep is None:  # (``store.put`` keeps no more than ``store.MAX_FILE``; it hashes the rest)
+        keep = (lambda data: store.put(ag_home, data)) if ag_home else store.sha256
     if kind == "l":
-        target = os.fsencode(os.readlink(path))
-        digest = keep(target) if keep else store.put(ag_home, target) if ag_home else store.sha256(target)
+        digest = keep(os.fsencode(os.readlink(path)))
     elif kind == "f":
         data = read_regular(path, store.MAX_FILE + 1)  # lstat said a file: one swapped for a FIFO since never waits
         if data is None:
             return sig + [""]
-        if keep:
-            digest = keep(data)
-        else:
-            digest = store.put(ag_home, data) if ag_home and len(data) <= store.MAX_FILE else store.sha256(data)
+        digest = keep(data)
     else:
         digest = ""
     return sig + [digest]
