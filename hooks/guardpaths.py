@@ -66,18 +66,6 @@ def plain(path):
         "/./" not in path and "/../" not in path and not path.endswith(("/", "/.", "/..")) or path == "/"
 
 
-def bytecode_cache(path, ag_home):
-    """A compiled module (or its ``__pycache__`` folder) of the runtime copy under ``ag_home``:
-    deleting one loses nothing (the after-check puts it back without a word; a changed one it restores
-    and reports, since Python runs a cache whose recorded source hash matches)."""
-    folder, name = os.path.split(path)
-    if name == "__pycache__":
-        folder = path
-    elif not (name.endswith(".pyc") and os.path.basename(folder) == "__pycache__"):
-        return False
-    return inside(folder, ag_home)
-
-
 class Guarded:
     """The guarded paths of one repository (at ``where``, a ``layout.Layout``)."""
 

@@ -2,12 +2,65 @@
 ``python -I -S run.py <hook> <git-pid> [args]``. Isolated mode ignores PYTHONPATH, PYTHONHOME,
 PYTHONSTARTUP and user site-packages, ``-S`` skips site-packages: only the stdlib and the
 runtime copy next to this file are importable."""
+import marshal
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ANSWERED = 40  # check's status + 40 when the caller asks for it (AGENTGUARD_ANSWERED=1): 40 allow, 42 block
+COMPILED = "hooks.marshal"  # every module of hooks/, compiled in one file (installer/setup/runtime_files.py)
+COMPILED_HEAD = b"agentguard compiled runtime 1\n"  # then this interpreter's bytecode magic, then the table
 sys.path.insert(0, HERE)
+
+
+class Compiled:
+    """Serves ``hooks.*`` from the one file install compiled them into (``COMPILED``): one read instead of a
+    source, its hash and a ``.pyc`` per module, and one file for the after-check to compare instead of a
+    hundred. A module is unmarshalled when imported. No such file, or one for another interpreter (its
+    magic): the sources beside it are imported as usual."""
+
+    def __init__(self, table):
+        self.table = table  # {module name: (is package, path under HERE, marshalled code)}
+
+    @classmethod
+    def load(cls, path):
+        ext = sys.modules.get("_frozen_importlib_external")
+        magic = getattr(ext, "MAGIC_NUMBER", None)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            return None
+        head = COMPILED_HEAD + (magic or b"-")
+        if magic is None or not data.startswith(head):
+            return None
+        try:
+            table = marshal.loads(memoryview(data)[len(head):])
+        except (ValueError, EOFError, TypeError):
+            return None
+        return cls(table) if isinstance(table, dict) else None
+
+    def find_spec(self, name, path=None, target=None):
+        entry = self.table.get(name)
+        if not (isinstance(entry, tuple) and len(entry) == 3):
+            return None
+        spec = sys.modules["_frozen_importlib"].ModuleSpec(name, self, origin=os.path.join(HERE, entry[1]),
+                                                           is_package=bool(entry[0]))
+        spec.has_location = True  # __file__: the source's path (hooks/gitmodel reads options.json beside it)
+        if entry[0]:
+            spec.submodule_search_locations = [os.path.dirname(spec.origin)]
+        return spec
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        exec(marshal.loads(self.table[module.__name__][2]), module.__dict__)
+
+
+_compiled = Compiled.load(os.path.join(HERE, COMPILED))
+if _compiled is not None:
+    sys.meta_path.insert(0, _compiled)
 
 if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it does not need
     import gc  # noqa: E402

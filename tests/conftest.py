@@ -114,7 +114,7 @@ ONE_GIT_GROUPS = {
     # of the hooks it runs are the backstop's (test_refuse, test_keep_working: every git); the framework's
     # commits and pushes through git's hooks (the rest of test_precommit_framework) run on every git.
     "pre-commit manifest": ("test_precommit_framework.py::test_pre_commit_try_repo_refuses_a_commit_on_main",),
-    # agentguard's own bytes and output in install --all and doctor --all: the compiled runtime (the .pyc
+    # agentguard's own bytes and output in install --all and doctor --all: the compiled runtime (its
     # bytes depend on the sources and the interpreter), the durable batch, progress on a terminal. The
     # fleet's git-dependent half (the shared probes, their fingerprint, plans made again under the install
     # lock, installs side by side) runs on every git in the rest of test_fleet_cost and in test_fleet.

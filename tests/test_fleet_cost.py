@@ -1,7 +1,6 @@
 """install --all / doctor --all at their cost goals (#30), with nothing loosened: the probes of
 byte-identical guards run once per run (installer/doctor/probeshare.py), the runtime is compiled once
 and written in one durable batch, and progress is drawn on a terminal only."""
-import glob
 import importlib.util
 import json
 import marshal
@@ -75,18 +74,23 @@ def test_identical_guards_share_the_hook_file_probes_and_reference_transaction_r
     assert checks["hooks.reference-transaction"].status == "fail"
 
 
-def tamper_pyc(repo, rel, old, new):
-    """Replace the compiled module of runtime/``rel`` by code compiled from its source with ``old``
-    replaced by ``new``, under the header of the real source: Python runs it (its source hash matches),
-    and runtime.files, which hashes the sources, sees nothing."""
-    src = os.path.join(repo.path, ".git", "agentguard", "runtime", rel)
-    source = open(src, "rb").read()
+def tamper_compiled(repo, rel, old, new):
+    """Replace the compiled module of runtime/``rel`` in the runtime's compiled file by code compiled from
+    its source with ``old`` replaced by ``new``: the launcher runs it, and runtime.files, which hashes the
+    sources, sees nothing."""
+    runtime = os.path.join(repo.path, ".git", "agentguard", "runtime")
+    source = open(os.path.join(runtime, rel), "rb").read()
     assert old in source
-    code = compile(source.replace(old, new), src, "exec", dont_inherit=True)
-    data = importlib.util.MAGIC_NUMBER + (3).to_bytes(4, "little") + importlib.util.source_hash(source) + \
-        marshal.dumps(code)
-    with open(importlib.util.cache_from_source(src), "wb") as fh:
-        fh.write(data)
+    path = os.path.join(runtime, "hooks.marshal")
+    data = open(path, "rb").read()
+    head = b"agentguard compiled runtime 1\n" + importlib.util.MAGIC_NUMBER
+    assert data.startswith(head)
+    table = marshal.loads(data[len(head):])
+    name = rel[:-3].replace("/", ".")
+    code = compile(source.replace(old, new), rel, "exec", dont_inherit=True)
+    table[name] = (table[name][0], table[name][1], marshal.dumps(code))
+    with open(path, "wb") as fh:
+        fh.write(head + marshal.dumps(table))
 
 
 def rows_of(root, env, *args):
@@ -98,7 +102,7 @@ def rows_of(root, env, *args):
 @pytest.mark.parametrize("each", [False, True])
 def test_a_tampered_compiled_runtime_is_probed_in_its_own_repository(installed, env, each):
     root, (r0, r1, r2) = installed
-    tamper_pyc(r2, "hooks/backstop/branchhooks.py", b"def decide_commit(state, policy, hook):\n",
+    tamper_compiled(r2, "hooks/backstop/branchhooks.py", b"def decide_commit(state, policy, hook):\n",
                b"def decide_commit(state, policy, hook):\n    return None\n")
     assert fingerprint(r2) != fingerprint(r0)
     checks = doctored(r2, learnt_from(r0))
@@ -118,8 +122,7 @@ def write(path, data, mode=None):
 
 CHANGES = {
     "runtime source": lambda home, hooks: write(os.path.join(home, "runtime", "hooks", "policy.py"), b"+\n# x\n"),
-    "compiled runtime": lambda home, hooks: write(
-        glob.glob(os.path.join(home, "runtime", "hooks", "__pycache__", "rules.*.pyc"))[0], b"+x"),
+    "compiled runtime": lambda home, hooks: write(os.path.join(home, "runtime", "hooks.marshal"), b"+x"),
     "policy branches": lambda home, hooks: write(os.path.join(home, "policy.json"), json.dumps(
         dict(json.load(open(os.path.join(home, "policy.json"))), branches=["main"]), indent=2,
         sort_keys=True).encode() + b"\n"),
@@ -166,9 +169,10 @@ def test_install_all_compiles_once_and_writes_the_same_runtime_everywhere(instal
                 path = os.path.join(folder, name)
                 tree[os.path.relpath(path, runtime)] = open(path, "rb").read()
         assert not [rel for rel in tree if ".agentguard-tmp-" in rel]
-        pycs = [rel for rel in tree if rel.endswith(".pyc")]
-        assert len(pycs) == len([rel for rel in tree if rel.startswith("hooks/") and rel.endswith(".py")])
-        assert all(tree[rel][4:8] == (3).to_bytes(4, "little") for rel in pycs)  # hash-checked
+        assert not [rel for rel in tree if "__pycache__" in rel or rel.endswith(".pyc")]  # one compiled file
+        compiled = marshal.loads(tree["hooks.marshal"][len(b"agentguard compiled runtime 1\n") + 4:])
+        assert sorted(rel for _, rel, _ in compiled.values()) == \
+            sorted(rel for rel in tree if rel.startswith("hooks/") and rel.endswith(".py"))
         trees.append(tree)
     assert trees[0] == trees[1] == trees[2]
     proc = agentguard("install", "--all", str(root), "--json", cwd=str(root), env=env)
@@ -267,15 +271,14 @@ def test_a_plan_no_other_run_met_is_applied_as_made(make_repo, monkeypatch):
 
 
 def test_two_separate_installs_write_the_same_compiled_runtime(make_repo):
-    """The .pyc bytes depend on the sources and the interpreter alone, not on the process that compiled
-    them (a re-run after a killed install completes it byte for byte; doctor --all shares the probes)."""
-    trees = []
+    """The compiled file's bytes depend on the sources and the interpreter alone, not on the process that
+    compiled them (a re-run after a killed install completes it byte for byte; doctor --all shares the
+    probes)."""
+    compiled = []
     for name in ("a", "bb"):
         repo, _ = make_repo(name)
-        runtime = os.path.join(repo.path, ".git", "agentguard", "runtime")
-        trees.append({os.path.relpath(p, runtime): open(p, "rb").read()
-                      for p in glob.glob(os.path.join(runtime, "**", "*.pyc"), recursive=True)})
-    assert trees[0] and trees[0] == trees[1]
+        compiled.append(open(os.path.join(repo.path, ".git", "agentguard", "runtime", "hooks.marshal"), "rb").read())
+    assert len(compiled[0]) > 100000 and compiled[0] == compiled[1]
 
 
 def test_installs_side_by_side_keep_every_repositorys_trust_in_the_shared_user_file(make_repo, tmp_path, env):

@@ -66,10 +66,10 @@ def test_a_durable_batch_syncs_its_own_file_system_not_the_machines(tmp_path, mo
     assert not [n for n in os.listdir(tmp_path / "d") if n.startswith(".agentguard-tmp-")]
 
 
-def test_the_runtime_and_its_compiled_modules_land_in_one_batch_sources_first(tmp_path, monkeypatch):
-    """One durable batch (two flushes, not four): each .pyc is compiled from the bytes written, is in
-    place only after its source, and is what importlib takes for that source (hash-checked)."""
-    import importlib.util
+def test_the_runtime_and_its_compiled_file_land_in_one_batch_sources_first(tmp_path, monkeypatch):
+    """One durable batch (two flushes, not four): the compiled file is compiled from the bytes written, is
+    in place only after every source, and holds each module's code as compiling that source gives it."""
+    import marshal
     from agentguard.installer.setup import durable, runtime_files
     files = runtime_files.runtime_files()
     root = tmp_path / "runtime"
@@ -81,12 +81,13 @@ def test_the_runtime_and_its_compiled_modules_land_in_one_batch_sources_first(tm
     assert len(flushes) == 2
     sources = [rel for rel in files if rel.startswith("hooks/") and rel.endswith(".py")]
     assert sources
-    for rel in sources:
-        src = str(root / rel)
-        cfile = importlib.util.cache_from_source(src)
-        assert renamed.index(src) < renamed.index(cfile)
-        with open(cfile, "rb") as fh:
-            head = fh.read(16)
-        assert head[8:16] == importlib.util.source_hash(files[rel])
+    compiled = str(root / "hooks.marshal")
+    assert renamed[-1] == compiled and all(renamed.index(str(root / rel)) < len(renamed) - 1 for rel in sources)
+    data = open(compiled, "rb").read()
+    table = marshal.loads(data[len(b"agentguard compiled runtime 1\n") + 4:])
+    for name, (package, rel, code) in table.items():
+        assert marshal.loads(code).co_filename == "agentguard-runtime/" + rel and rel in sources
+        assert package == rel.endswith("/__init__.py")
+    assert len(table) == len(sources)
     runtime_files.write_and_compile([], str(root))  # nothing to write: nothing compiled again
-    assert len(renamed) == len(files) + len(sources)
+    assert len(renamed) == len(files) + 1

@@ -5,7 +5,7 @@ import os
 from .. import lazyre
 from .constructs import INVOLVES
 from .shelltree import DYN, Word, literal_word
-from ..guardpaths import bytecode_cache, inside, real
+from ..guardpaths import inside, real
 from ..harness import registry
 from ..rules import Block
 
@@ -82,8 +82,7 @@ class WriteTargets:
             roots = list(guarded.paths) + [os.path.join(d, n) for d, pat in guarded.patterns if os.path.isdir(d)
                                            for n in sorted(os.listdir(d)) if findexpr.fnmatchcase(n, pat)]
             roots += sorted(self.user_configs())  # the git config files that can switch hooks off
-            cache = repo.ag_home
-            hit = findexpr.guarded_match(roots, path, patterns, lambda p: bytecode_cache(p, cache))
+            hit = findexpr.guarded_match(roots, path, patterns)
             if hit:
                 rel = os.path.relpath(hit, repo.top)
                 raise Block("guard-files", rel if not rel.startswith("..") else os.path.basename(hit))

@@ -3,7 +3,7 @@
 the guard's rules read, the guard's files and the files that can switch it off, protected refs."""
 import os
 
-from .. import audit, gitio, guardconfig, guardpaths
+from .. import audit, gitio, guardconfig
 from ..saferead import read_regular
 from ..layout import Layout
 from ..repostate import RepoState
@@ -183,8 +183,6 @@ def undo_files(where, before, owned, report):
         if not store.put_back(where.ag_home, path, b):
             report.fail("%s changed and its earlier bytes are not kept; run `agentguard install`" % shown)
             continue
-        if n is None and guardpaths.bytecode_cache(path, where.ag_home):
-            continue  # housekeeping (`find . -name '*.pyc' -delete`) took a cache: put back, nothing to tell
         how = "it was deleted" if n is None else "its mode was changed" if n[6] == b[6] else "it was changed"
         report.add("file", "restored %s (%s)" % (shown, how), path=path)
 

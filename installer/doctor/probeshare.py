@@ -2,7 +2,7 @@
 
 The live probes of one repository start about seven Python hooks. Three of the four experiments
 (``probe.pre-push``, ``probe.pre-commit``, ``probe.push-guard``) execute files the guard owns with a
-fixed input: the hook scripts, the runtime copy (sources and compiled ``.pyc``), the policy snapshot,
+fixed input: the hook scripts, the runtime copy (sources and their compiled file), the policy snapshot,
 the launchers, the break-glass grants. ``fingerprint`` hashes every one of those files (name, type,
 mode and bytes) as they are when the probe runs. Within ONE ``doctor --all`` run, a repository whose
 fingerprint equals that of a repository probed before it, where those three probes passed, takes their

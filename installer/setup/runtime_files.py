@@ -1,14 +1,16 @@
 """The runtime copy in ``<git common dir>/agentguard/runtime``: what the hooks execute."""
+import ast
+import hashlib
 import importlib.util
 import marshal
 import os
 import re
-import stat
 import subprocess
 import sys
 from importlib import resources
 
 from ...hooks.outcome.store import write_atomic
+from ...hooks.saferead import read_regular
 from ...hooks.textsafe import safe
 from ..errors import AgentguardError
 from ..fsops import remove_stale_temps
@@ -19,7 +21,7 @@ RUNTIME_SUFFIXES = (".py", ".json")  # code, and the git option table (hooks/git
 
 
 _FILES: dict = {}  # the package's runtime files, read once per process
-_PYC: dict = {}  # {(rel, source hash): .pyc bytes}: each module compiled once per process
+_BUNDLES: dict = {}  # {the sources' key (``_key``): the compiled file's bytes}: compiled once per process
 
 
 def runtime_files():
@@ -38,107 +40,117 @@ def runtime_files():
     return dict(_FILES)
 
 
-def pyc_bytes(rel, source):
-    """The hash-checked .pyc of the runtime module ``rel`` (e.g. ``hooks/main.py``) with ``source``:
-    named for its place in the runtime, not for one repository, and compiled with every other module of
-    the runtime in one fresh interpreter (``_compile_all``), so that the bytes depend on the sources and
-    the interpreter alone (marshal writes a string's interned flag, which depends on what the process
-    ran before): every repository, and a re-run after a kill, gets the same bytes."""
-    digest = importlib.util.source_hash(source)
-    key = (rel, digest)
-    if key not in _PYC and not _PYC:
-        _compile_all()
-    if key not in _PYC:  # not the package's source: compiled here
-        _PYC[key] = _pyc(digest, marshal.dumps(compile(source, "agentguard-runtime/" + rel, "exec", dont_inherit=True)))
-    return _PYC[key]
+def launcher_constant(name):
+    """The value the launcher (``hooks/launcher.py``, which only runs) gives ``name``: the compiled file's name
+    and head are its."""
+    for node in ast.parse(runtime_files()[LAUNCHER]).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
+            return ast.literal_eval(node.value)
+    raise LookupError(name)
 
 
-def _pyc(digest, code):
-    # what py_compile writes for CHECKED_HASH: magic, flags (hash-based, checked), source hash, code
-    return importlib.util.MAGIC_NUMBER + (3).to_bytes(4, "little") + digest + code
+def _key(sources):
+    return hashlib.sha256(marshal.dumps(sorted(sources.items()))).hexdigest()
+
+
+def bundle_bytes(sources):
+    """The compiled runtime (the launcher's ``COMPILED``) of ``sources`` ({path under runtime/, ``hooks/...py``:
+    bytes}): the launcher's ``COMPILED_HEAD``, the interpreter's bytecode magic, then {module name: (is
+    package, path, marshalled code)}. Made whole in one fresh ``python -I -S`` (the hooks' interpreter), so that the
+    bytes depend on the sources and the interpreter alone (marshal writes a string's interned flag and its
+    references by what the process ran before): every repository, and a re-run after a kill, gets the same
+    bytes."""
+    key = _key(sources)
+    if key not in _BUNDLES:
+        items = sorted((rel.encode(), data) for rel, data in sources.items())
+        proc = subprocess.run([os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", _COMPILER],
+                              input=marshal.dumps(items), capture_output=True, timeout=300)
+        if proc.returncode != 0:
+            why = safe(proc.stderr.decode("utf-8", "replace"), 300)
+            raise AgentguardError("could not byte-compile the runtime: %s" % why)
+        _BUNDLES[key] = launcher_constant("COMPILED_HEAD") + importlib.util.MAGIC_NUMBER + proc.stdout
+    return _BUNDLES[key]
 
 
 _COMPILER = """import marshal, sys
-out = [marshal.dumps(compile(src, "agentguard-runtime/" + rel.decode(), "exec", dont_inherit=True))
-       for rel, src in marshal.loads(sys.stdin.buffer.read())]
-sys.stdout.buffer.write(marshal.dumps(out))
+table = {}
+for rel, src in marshal.loads(sys.stdin.buffer.read()):
+    rel = rel.decode()
+    package = rel.endswith("/__init__.py")
+    name = (rel.rsplit("/", 1)[0] if package else rel[:-3]).replace("/", ".")
+    code = compile(src, "agentguard-runtime/" + rel, "exec", dont_inherit=True)
+    table[name] = (package, rel, marshal.dumps(code))
+sys.stdout.buffer.write(marshal.dumps(table))
 """
 
 
-def _compile_all():
-    """Compile the package's runtime modules in a fresh ``python -I -S`` (the hooks' interpreter)."""
-    items = sorted((rel.encode(), data) for rel, data in runtime_files().items()
-                   if rel.startswith("hooks/") and rel.endswith(".py"))
-    proc = subprocess.run([os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", _COMPILER],
-                          input=marshal.dumps(items), capture_output=True, timeout=300)
-    if proc.returncode != 0:
-        why = safe(proc.stderr.decode("utf-8", "replace"), 300)
-        raise AgentguardError("could not byte-compile the runtime: %s" % why)
-    for (rel, data), code in zip(items, marshal.loads(proc.stdout)):
-        digest = importlib.util.source_hash(data)
-        _PYC[(rel.decode(), digest)] = _pyc(digest, code)
+def package_sources():
+    """The package's runtime modules, as ``bundle_bytes`` takes them."""
+    return {rel: data for rel, data in runtime_files().items() if rel.startswith("hooks/") and rel.endswith(".py")}
 
 
 def prime():
-    """Compile every runtime module now (before ``install --all`` forks its workers: each inherits them)."""
-    if not _PYC:
-        _compile_all()
+    """Compile the package's runtime now (before ``install --all`` forks its workers: each inherits it)."""
+    bundle_bytes(package_sources())
 
 
 _COMPILE_TEMP = re.compile(r"\.pyc\.[0-9]+\Z")  # what py_compile left (<name>.pyc.<number>) before agentguard 0.1.1
 
 
 def compile_runtime(root, batch=None, pending=None):
-    """Byte-compile the runtime with the hooks' interpreter, so that hooks (run with ``-B``) never
-    write to the repository and start fast. Removes the temp files of a compile a kill interrupted.
-    ``batch``: a ``durable.Batch`` the caller commits (else each .pyc is written durably at once);
-    ``pending``: {path: (bytes, mode)} of the sources that batch writes before them (not in place yet)."""
+    """Compile the runtime's modules into the launcher's ``COMPILED`` file under ``root`` with the hooks'
+    interpreter, so that hooks (run with ``-B``) never write to the repository and start fast, and take away
+    the per-module ``.pyc`` files (``__pycache__``) an earlier version wrote, and the temp files of a compile
+    a kill interrupted.
+    ``batch``: a ``durable.Batch`` the caller commits (else the file is written durably at once);
+    ``pending``: {path: (bytes, mode)} of the sources that batch writes before it (not in place yet)."""
     pending = pending or {}
-    sources = {}  # {source path: (bytes, mode) or None: read from the disk}
+    sources = {}  # {path under root: bytes}
     hooks = os.path.join(root, "hooks")
+    caches = []
     for folder, dirs, names in os.walk(hooks):
+        if "__pycache__" in dirs:
+            caches.append(os.path.join(folder, "__pycache__"))
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        sources.update((os.path.join(folder, n), None) for n in names if n.endswith(".py"))
-    sources.update((path, written) for path, written in pending.items()
-                   if path.endswith(".py") and path.startswith(hooks + os.sep)
-                   and "__pycache__" not in path[len(hooks):].split(os.sep))
-    for cache in sorted({os.path.join(os.path.dirname(src), "__pycache__") for src in sources}):
+        for name in names:
+            if name.endswith(".py"):
+                path = os.path.join(folder, name)
+                with open(path, "rb") as fh:
+                    sources[os.path.relpath(path, root).replace(os.sep, "/")] = fh.read()
+    for path, (data, _) in pending.items():
+        rel = os.path.relpath(path, root).replace(os.sep, "/")
+        if path.endswith(".py") and path.startswith(hooks + os.sep) and "__pycache__" not in rel.split("/"):
+            sources[rel] = data
+    for cache in caches:  # what an earlier version compiled, one file a module
         remove_stale_temps(cache, _COMPILE_TEMP)
         remove_stale_temps(cache)
-    for src in sorted(sources, key=lambda p: (os.path.dirname(p), os.path.basename(p))):
-        cfile = importlib.util.cache_from_source(src)
-        if sources[src] is None:
-            with open(src, "rb") as fh:
-                source = fh.read()  # read once: what is compiled is what was compared
-            mode = os.stat(src).st_mode
-        else:
-            source, mode = sources[src]
-        if _compiled(source, cfile):
-            continue  # compiling again can give other bytes (marshal): a change the after-check would see
-        # hash-checked: a changed source is never shadowed by a stale .pyc (mode as importlib gives it)
-        data = pyc_bytes(os.path.relpath(src, root).replace(os.sep, "/"), source)
-        mode = (stat.S_IMODE(mode) | 0o200) & 0o666
-        if batch is not None:
-            batch.write(cfile, data, mode)
-        else:
-            write_atomic(cfile, data, mode, durable=True)
+        _remove_compiled(cache)
+    target = os.path.join(root, launcher_constant("COMPILED"))
+    data = bundle_bytes(sources)
+    if read_regular(target, len(data) + 1) == data:
+        return  # compiling again gives the same bytes: nothing for the after-check to see
+    if batch is not None:
+        batch.write(target, data, 0o644)
+    else:
+        write_atomic(target, data, 0o644, durable=True)
 
 
-def _compiled(source, cfile):
-    """True when ``cfile`` is a hash-checked .pyc of this interpreter for ``source`` (its bytes now)."""
+def _remove_compiled(cache):
+    """An earlier version's ``__pycache__`` of runtime modules: its ``.pyc`` files, then the folder (anything
+    else in it is left, and the folder with it)."""
+    for name in sorted(os.listdir(cache)):
+        if name.endswith(".pyc"):
+            os.unlink(os.path.join(cache, name))
     try:
-        with open(cfile, "rb") as fh:
-            head = fh.read(16)
+        os.rmdir(cache)
     except OSError:
-        return False
-    return len(head) == 16 and head[:4] == importlib.util.MAGIC_NUMBER and head[4:8] == (3).to_bytes(4, "little") \
-        and head[8:16] == importlib.util.source_hash(source)
+        pass
 
 
 def write_and_compile(files, root):
     """Write ``files`` ([(path, bytes, mode)]) and the compiled runtime under ``root`` (what they put
-    there) in one durable batch: its renames go in order, so the sources are in place before their
-    .pyc files, and one flush makes both durable."""
+    there) in one durable batch: its renames go in order, so the sources are in place before the
+    compiled file, and one flush makes both durable."""
     from .durable import Batch
     batch = Batch()
     try:
