@@ -1,102 +1,37 @@
 """Copied to ``<git common dir>/agentguard/runtime/run.py``; the hook scripts run it as
-``python -I -S run.py <hook> <git-pid> [args]``. Isolated mode ignores PYTHONPATH, PYTHONHOME,
+``python -I -S -B run.py <hook> <git-pid> [args]``. Isolated mode ignores PYTHONPATH, PYTHONHOME,
 PYTHONSTARTUP and user site-packages, ``-S`` skips site-packages: only the stdlib and the
-runtime copy next to this file are importable."""
+runtime copy next to this file are importable. Python compiles this file on every run: it only reads
+the compiled file install wrote (``COMPILED``: every module of ``hooks/``) and runs ``hooks/entry.py``
+from it; with no such file, or one for another interpreter's bytecode (a Python upgraded under the
+runtime), it runs the sources beside it."""
 import marshal
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ANSWERED = 40  # check's status + 40 when the caller asks for it (AGENTGUARD_ANSWERED=1): 40 allow, 42 block
-COMPILED = "hooks.marshal"  # every module of hooks/, compiled in one file (installer/setup/runtime_files.py)
-COMPILED_HEAD = b"agentguard compiled runtime 1\n"  # then this interpreter's bytecode magic, then the table
-sys.path.insert(0, HERE)
+COMPILED = "hooks.marshal"  # installer/setup/runtime_files.py writes it
+COMPILED_HEAD = b"agentguard compiled runtime 1\n"  # then the bytecode magic, then {module: (package, path, code)}
 
 
-class Compiled:
-    """Serves ``hooks.*`` from the one file install compiled them into (``COMPILED``): one read instead of a
-    source, its hash and a ``.pyc`` per module, and one file for the after-check to compare instead of a
-    hundred. A module is unmarshalled when imported. No such file, or one for another interpreter (its
-    magic): the sources beside it are imported as usual."""
-
-    def __init__(self, table):
-        self.table = table  # {module name: (is package, path under HERE, marshalled code)}
-
-    @classmethod
-    def load(cls, path):
-        ext = sys.modules.get("_frozen_importlib_external")
-        magic = getattr(ext, "MAGIC_NUMBER", None)
-        try:
-            with open(path, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            return None
-        head = COMPILED_HEAD + (magic or b"-")
-        if magic is None or not data.startswith(head):
-            return None
-        try:
-            table = marshal.loads(memoryview(data)[len(head):])
-        except (ValueError, EOFError, TypeError):
-            return None
-        return cls(table) if isinstance(table, dict) else None
-
-    def find_spec(self, name, path=None, target=None):
-        entry = self.table.get(name)
-        if not (isinstance(entry, tuple) and len(entry) == 3):
-            return None
-        spec = sys.modules["_frozen_importlib"].ModuleSpec(name, self, origin=os.path.join(HERE, entry[1]),
-                                                           is_package=bool(entry[0]))
-        spec.has_location = True  # __file__: the source's path (hooks/gitmodel reads options.json beside it)
-        if entry[0]:
-            spec.submodule_search_locations = [os.path.dirname(spec.origin)]
-        return spec
-
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module):
-        exec(marshal.loads(self.table[module.__name__][2]), module.__dict__)
+def compiled():
+    """(the compiled file's table, ``hooks.entry``'s code), or (None, None)."""
+    magic = getattr(sys.modules.get("_frozen_importlib_external"), "MAGIC_NUMBER", None)
+    if not isinstance(magic, bytes):
+        return None, None
+    try:
+        with open(os.path.join(HERE, COMPILED), "rb") as fh:
+            data = fh.read()
+        head = COMPILED_HEAD + magic
+        table = marshal.loads(memoryview(data)[len(head):]) if data.startswith(head) else {}
+        return table, marshal.loads(table["hooks.entry"][2])
+    except (OSError, ValueError, EOFError, TypeError, LookupError):
+        return None, None
 
 
-_compiled = Compiled.load(os.path.join(HERE, COMPILED))
-if _compiled is not None:
-    sys.meta_path.insert(0, _compiled)
-
-if sys.argv[1:2] == ["check"]:  # the decision command: skip the hook modules it does not need
-    import gc  # noqa: E402
-
-    # Loading the analyser allocates tens of thousands of objects, none of them garbage: a collection
-    # every 700 of them is ~2 ms of CPU on every tool call. Still collected, less often.
-    gc.set_threshold(20000, 20, 20)
-    if len(sys.argv) == 5 and sys.argv[2:4] == ["--after", "--hook"]:  # after every tool call: no analyser
-        from hooks.harness.hook import after_command as main  # noqa: E402
-    else:
-        from hooks.analyser.check import main  # noqa: E402
-
-    # A caller that sets AGENTGUARD_ANSWERED=1 (the harness hook) reads ANSWERED + the status: only an
-    # answer of this runtime has it. A launcher that is empty or cut short exits 0 (sh runs what is
-    # left of it), which the harnesses take as allow; the caller then knows nothing answered.
-    answered = os.environ.pop("AGENTGUARD_ANSWERED", None) == "1"
-    status = main(sys.argv[2:])
-    status = status if isinstance(status, int) else 1
-    # Every tool call runs this twice: its answer written, end here, without the interpreter's
-    # tear-down of every module and object (~2 ms of CPU). Nothing of it is left running: every git
-    # it started was waited for, and it keeps no file open for writing.
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(ANSWERED + status if answered else status)
-if sys.argv[1:2] == ["push-relay"]:  # the push guard on git's own connection to a local path
-    from hooks.pushguard.relay import main as relay  # noqa: E402
-
-    sys.exit(relay(sys.argv[2:], ag_home=os.path.dirname(HERE)))
-if sys.argv[1:2] in (["push-guard"], ["push-guard-resume"]):  # git-remote-agw, the push guard in git's transport
-    from hooks.pushguard.helper import main as guard  # noqa: E402
-
-    sys.exit(guard(sys.argv[2:], ag_home=os.path.dirname(HERE), resume=sys.argv[1] == "push-guard-resume"))
-if sys.argv[1:2] == ["pre-receive"]:  # a guarded server (install --server)
-    from hooks.server.prereceive import main as receive  # noqa: E402
-
-    sys.exit(receive(sys.argv[1:], ag_home=os.path.dirname(HERE)))
-from hooks.main import run_hook  # noqa: E402
-
-sys.exit(run_hook(sys.argv[1:], ag_home=os.path.dirname(HERE)))
+TABLE, code = compiled()
+if code is None:
+    TABLE, source = None, os.path.join(HERE, "hooks", "entry.py")
+    with open(source, "rb") as fh:
+        code = compile(fh.read(), source, "exec")
+exec(code)

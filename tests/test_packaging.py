@@ -45,7 +45,7 @@ def test_runtime_is_stdlib_only():
                 mods = [a.name.split(".")[0] for a in node.names]
             elif isinstance(node, ast.ImportFrom):
                 mods = [] if node.level else [node.module.split(".")[0]]
-                if name == "launcher.py" and node.module in (
+                if name == "entry.py" and node.module in (
                         "hooks.main", "hooks.analyser.check", "hooks.harness.hook", "hooks.pushguard.helper",
                         "hooks.pushguard.relay",
                         "hooks.server.prereceive"):
