@@ -23,7 +23,6 @@ class Compiled:
             return None
         spec = sys.modules["_frozen_importlib"].ModuleSpec(name, self, origin=os.path.join(HERE, entry[1]),
                                                            is_package=bool(entry[0]))
-        spec.has_location = True  # __file__: the source's path (hooks/gitmodel reads options.json beside it)
         if entry[0]:
             spec.submodule_search_locations = [os.path.dirname(spec.origin)]
         return spec
@@ -32,6 +31,9 @@ class Compiled:
         return None
 
     def exec_module(self, module):
+        # __file__: the source's path (hooks/gitmodel reads options.json beside it), set here rather than by
+        # ``has_location``, which has importlib work out a ``__cached__`` path for every module
+        module.__file__ = module.__spec__.origin
         exec(marshal.loads(self.table[module.__name__][2]), module.__dict__)
 
 
