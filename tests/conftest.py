@@ -118,6 +118,11 @@ ONE_GIT_GROUPS = {
     # launcher: no git runs in the call), with pi's real binary: the harness side of a timeout. The runtime's
     # and the installer's git calls are bounded on every git in the rest of test_timeouts.
     "a harness's timeout": ("test_timeouts.py::test_pi_extension_times_out_and_blocks",),
+    # The loser of agentguard's own install lock (a flock the test holds on .git/agentguard/lock) waiting
+    # out its 5 s and giving up with the message, nothing written: the lock is agentguard's, not git's.
+    # Installs and uninstalls racing through the lock, and the waiter that proceeds, run on every git in
+    # the rest of test_install_lock.
+    "the install lock's loser": ("test_install_lock.py::test_loser_gives_up_with_a_clear_message",),
     # Property tests of agentguard's own parsers (reference-transaction and pre-push lines, refspecs, git's
     # argv, branch patterns) and of the hook's sh fast path against its Python twin: text, run by sh and
     # grep, and no git. What git writes into those lines, and the hooks' refusals on it, run on every git in
