@@ -30,7 +30,9 @@ echo "building git $version into $prefix (log: $cache/build.log)" >&2
 # git's `all` also builds its own test programs (t/helper's test-tool, the unit tests) and the fuzzers,
 # ~110 of its ~520 objects and ~30 links against libgit.a, none of them installed: emptied here. What
 # `install` copies is compiled and linked by the same commands either way (`make -n` of both, compared).
-if ! make -C "$work/git" -j"$(nproc)" prefix="$prefix" NO_TCLTK=1 NO_PERL=1 NO_PYTHON=1 \
+# CFLAGS: git's default without its -g: debug information nobody here reads is a quarter of the build's CPU
+# (this build, -j2, same machine: 175 s with -g, 130 s without) and no code (the same sections' sizes).
+if ! make -C "$work/git" -j"$(nproc)" prefix="$prefix" CFLAGS="-O2 -Wall" NO_TCLTK=1 NO_PERL=1 NO_PYTHON=1 \
 	USE_LIBPCRE2=1 INSTALL_SYMLINKS=1 TEST_PROGRAMS_NEED_X= UNIT_TEST_PROGRAMS= CLAR_TEST_PROG= \
 	FUZZ_OBJS= FUZZ_PROGRAMS= all install >"$cache/build.log" 2>&1; then
 	tail -n 40 "$cache/build.log" >&2

@@ -114,6 +114,20 @@ ONE_GIT_GROUPS = {
     # of the hooks it runs are the backstop's (test_refuse, test_keep_working: every git); the framework's
     # commits and pushes through git's hooks (the rest of test_precommit_framework) run on every git.
     "pre-commit manifest": ("test_precommit_framework.py::test_pre_commit_try_repo_refuses_a_commit_on_main",),
+    # pi's extension waiting out its 10 s budget on a decision command that hangs (a script in place of the
+    # launcher: no git runs in the call), with pi's real binary: the harness side of a timeout. The runtime's
+    # and the installer's git calls are bounded on every git in the rest of test_timeouts.
+    "a harness's timeout": ("test_timeouts.py::test_pi_extension_times_out_and_blocks",),
+    # The loser of agentguard's own install lock (a flock the test holds on .git/agentguard/lock) waiting
+    # out its 5 s and giving up with the message, nothing written: the lock is agentguard's, not git's.
+    # Installs and uninstalls racing through the lock, and the waiter that proceeds, run on every git in
+    # the rest of test_install_lock.
+    "the install lock's loser": ("test_install_lock.py::test_loser_gives_up_with_a_clear_message",),
+    # Property tests of agentguard's own parsers (reference-transaction and pre-push lines, refspecs, git's
+    # argv, branch patterns) and of the hook's sh fast path against its Python twin: text, run by sh and
+    # grep, and no git. What git writes into those lines, and the hooks' refusals on it, run on every git in
+    # test_refuse, test_refs_written and test_gitmodel.
+    "parsers of git's text": ("test_properties.py",),
     # agentguard's own bytes and output in install --all and doctor --all: the compiled runtime (its
     # bytes depend on the sources and the interpreter), the durable batch, progress on a terminal. The
     # fleet's git-dependent half (the shared probes, their fingerprint, plans made again under the install
