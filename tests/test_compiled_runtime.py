@@ -146,3 +146,32 @@ def test_the_launcher_python_compiles_on_every_run_is_small():
     source = runtime_files.runtime_files()["run.py"]
     code = compile(source, "run.py", "exec")
     assert len(source) < 2500 and len([c for c in code.co_consts if hasattr(c, "co_code")]) <= 1
+
+
+def test_install_compiles_each_runtime_once_and_keeps_it_in_the_packages_own_cache(tmp_path, monkeypatch):
+    """Compiling is a quarter of an install: the compiled file is kept in the package's __pycache__ (as
+    writable as the installer's own code) for the next install, checked whole on reading; a cut one is
+    compiled again, and a folder it cannot write to keeps nothing."""
+    monkeypatch.setattr(runtime_files, "CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(runtime_files, "_BUNDLES", {})
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "runtime-0123.marshal").write_bytes(b"of sources since changed")
+    sources = dict(package_sources())
+    sources["hooks/extra.py"] = b"X = %d\n" % os.getpid()  # sources no earlier run compiled
+    fresh = runtime_files.bundle_bytes(sources)
+    kept = os.listdir(tmp_path / "cache")
+    assert len(kept) == 1 and kept[0].startswith("runtime-") and kept[0].endswith(".marshal")
+    runs = []
+    real_run = subprocess.run
+    monkeypatch.setattr(runtime_files.subprocess, "run", lambda *a, **k: (runs.append(a), real_run(*a, **k))[1])
+    monkeypatch.setattr(runtime_files, "_BUNDLES", {})  # the next install's process
+    assert runtime_files.bundle_bytes(sources) == fresh and runs == []
+    path = tmp_path / "cache" / kept[0]
+    path.write_bytes(path.read_bytes()[:-100])  # cut
+    monkeypatch.setattr(runtime_files, "_BUNDLES", {})
+    assert runtime_files.bundle_bytes(sources) == fresh and len(runs) == 1
+    assert path.read_bytes()[:-32] == fresh
+    monkeypatch.setattr(runtime_files, "CACHE", str(tmp_path / "file" / "cache"))
+    (tmp_path / "file").write_bytes(b"")  # a folder that cannot be made
+    monkeypatch.setattr(runtime_files, "_BUNDLES", {})
+    assert runtime_files.bundle_bytes(sources) == fresh and len(runs) == 2

@@ -62,14 +62,51 @@ def bundle_bytes(sources):
     bytes."""
     key = _key(sources)
     if key not in _BUNDLES:
-        items = sorted((rel.encode(), data) for rel, data in sources.items())
-        proc = subprocess.run([os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", _COMPILER],
-                              input=marshal.dumps(items), capture_output=True, timeout=300)
-        if proc.returncode != 0:
-            why = safe(proc.stderr.decode("utf-8", "replace"), 300)
-            raise AgentguardError("could not byte-compile the runtime: %s" % why)
-        _BUNDLES[key] = launcher_constant("COMPILED_HEAD") + importlib.util.MAGIC_NUMBER + proc.stdout
+        _BUNDLES[key] = _cached(key) or _keep(key, _compile(sources))
     return _BUNDLES[key]
+
+
+def _compile(sources):
+    items = sorted((rel.encode(), data) for rel, data in sources.items())
+    proc = subprocess.run([os.path.realpath(sys.executable), "-I", "-S", "-B", "-c", _COMPILER],
+                          input=marshal.dumps(items), capture_output=True, timeout=300)
+    if proc.returncode != 0:
+        why = safe(proc.stderr.decode("utf-8", "replace"), 300)
+        raise AgentguardError("could not byte-compile the runtime: %s" % why)
+    return launcher_constant("COMPILED_HEAD") + importlib.util.MAGIC_NUMBER + proc.stdout
+
+
+# Compiling is ~0.15 s of CPU, a quarter of an install: each compiled runtime is kept for the next install in
+# this package's own __pycache__ (beside the installer's .pyc, which Python runs: whoever can write there can
+# already change what install writes, so it is trusted as the package's code is). A package folder install
+# cannot write to (a system-wide install) keeps nothing: each install compiles. Named for the sources and
+# the interpreter; the bytes end with their own sha256 (a cut file is not taken).
+CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+
+
+def _cache_path(key):
+    which = "%s\0%s\0%s" % (os.path.realpath(sys.executable), sys.version, importlib.util.MAGIC_NUMBER.hex())
+    return os.path.join(CACHE, "runtime-%s.marshal" % hashlib.sha256((key + which).encode()).hexdigest()[:32])
+
+
+def _cached(key):
+    data = read_regular(_cache_path(key), 64 << 20)
+    if data is None or len(data) < 32 or hashlib.sha256(data[:-32]).digest() != data[-32:]:
+        return None
+    return data[:-32]
+
+
+def _keep(key, data):
+    """Keep ``data`` as the one compiled runtime of the cache (an earlier one: of sources since changed)."""
+    path = _cache_path(key)
+    try:
+        write_atomic(path, data + hashlib.sha256(data).digest(), 0o644)
+        for name in os.listdir(CACHE):
+            if name.startswith("runtime-") and name.endswith(".marshal") and name != os.path.basename(path):
+                os.unlink(os.path.join(CACHE, name))
+    except OSError:
+        pass
+    return data
 
 
 _COMPILER = """import marshal, sys
