@@ -76,8 +76,8 @@ def test_identical_guards_share_the_hook_file_probes_and_reference_transaction_r
 
 def tamper_compiled(repo, rel, old, new):
     """Replace the compiled module of runtime/``rel`` in the runtime's compiled file by code compiled from
-    its source with ``old`` replaced by ``new``: the launcher runs it, and runtime.files, which hashes the
-    sources, sees nothing."""
+    its source with ``old`` replaced by ``new``: the launcher runs it (runtime.files names the file changed;
+    the probes find what it does)."""
     runtime = os.path.join(repo.path, ".git", "agentguard", "runtime")
     source = open(os.path.join(runtime, rel), "rb").read()
     assert old in source
@@ -106,7 +106,7 @@ def test_a_tampered_compiled_runtime_is_probed_in_its_own_repository(installed, 
                b"def decide_commit(state, policy, hook):\n    return None\n")
     assert fingerprint(r2) != fingerprint(r0)
     checks = doctored(r2, learnt_from(r0))
-    assert checks["runtime.files"].status == "pass"  # the sources are intact: only the experiment sees it
+    assert checks["runtime.files"].status == "fail" and "hooks.marshal was modified" in checks["runtime.files"].summary
     assert checks["probe.pre-commit"].status == "fail" and "NOT refused" in checks["probe.pre-commit"].summary
     rows = rows_of(root, env, *(["--probe-each"] if each else []))
     assert rows["r0"]["protected"] and rows["r1"]["protected"]

@@ -67,8 +67,8 @@ def test_a_durable_batch_syncs_its_own_file_system_not_the_machines(tmp_path, mo
 
 
 def test_the_runtime_and_its_compiled_file_land_in_one_batch_sources_first(tmp_path, monkeypatch):
-    """One durable batch (two flushes, not four): the compiled file is compiled from the bytes written, is
-    in place only after every source, and holds each module's code as compiling that source gives it."""
+    """One durable batch (two flushes, not four): the compiled file is one of the runtime's files, in place
+    only after every source, and holds each module's code as compiling that source gives it."""
     import marshal
     from agentguard.installer.setup import durable, runtime_files
     files = runtime_files.runtime_files()
@@ -77,7 +77,7 @@ def test_the_runtime_and_its_compiled_file_land_in_one_batch_sources_first(tmp_p
     real_replace, real_sync = durable.os.replace, durable.sync_filesystems
     monkeypatch.setattr(durable.os, "replace", lambda a, b: (renamed.append(b), real_replace(a, b))[1])
     monkeypatch.setattr(durable, "sync_filesystems", lambda dirs: (flushes.append(dirs), real_sync(dirs))[1])
-    runtime_files.write_and_compile([(str(root / rel), data, 0o644) for rel, data in sorted(files.items())], str(root))
+    runtime_files.write_runtime([(str(root / rel), data, 0o644) for rel, data in files.items()], str(root))
     assert len(flushes) == 2
     sources = [rel for rel in files if rel.startswith("hooks/") and rel.endswith(".py")]
     assert sources
@@ -88,6 +88,4 @@ def test_the_runtime_and_its_compiled_file_land_in_one_batch_sources_first(tmp_p
     for name, (package, rel, code) in table.items():
         assert marshal.loads(code).co_filename == "agentguard-runtime/" + rel and rel in sources
         assert package == rel.endswith("/__init__.py")
-    assert len(table) == len(sources)
-    runtime_files.write_and_compile([], str(root))  # nothing to write: nothing compiled again
-    assert len(renamed) == len(files) + 1
+    assert len(table) == len(sources) and len(renamed) == len(files)

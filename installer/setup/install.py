@@ -23,7 +23,7 @@ from .hookscripts import CHAINED_SUFFIX, HOOK_NAMES, is_ours, is_posix_sh, rende
 from ..gitaccess.repo import discover, heads_and_refs
 from ..gitaccess import gitoptions
 from ..harness import hookcommand
-from .runtime_files import RUNTIME_DIR, prime as prime_runtime, runtime_files, write_and_compile
+from .runtime_files import RUNTIME_DIR, prime as prime_runtime, runtime_files, write_runtime
 
 HOOK_MODE = 0o755
 
@@ -341,7 +341,7 @@ def write_plan(plan, dirs, intent):
     for action in plan.actions:
         if action.kind == "chain":
             copy_exact(action.note, action.path)
-    write_and_compile([(a.path, a.data, a.mode) for a in plan.actions if a.kind == "write" and a.note != "manifest"],
+    write_runtime([(a.path, a.data, a.mode) for a in plan.actions if a.kind == "write" and a.note != "manifest"],
                       os.path.join(home, RUNTIME_DIR))
     for action in plan.actions:
         if action.kind == "remove" and os.path.lexists(action.path):

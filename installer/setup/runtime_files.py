@@ -20,13 +20,13 @@ LAUNCHER = "run.py"
 RUNTIME_SUFFIXES = (".py", ".json")  # code, and the git option table (hooks/gitmodel/options.json)
 
 
-_FILES: dict = {}  # the package's runtime files, read once per process
+_SOURCES: dict = {}  # the package's runtime sources and launcher, read once per process
+_FILES: dict = {}  # and with them the compiled file: the runtime install writes
 _BUNDLES: dict = {}  # {the sources' key (``_key``): the compiled file's bytes}: compiled once per process
 
 
-def runtime_files():
-    """{relative path under runtime/: bytes} for the stdlib-only hook runtime."""
-    if not _FILES:
+def _package_files():
+    if not _SOURCES:
         pkg = resources.files("agentguard.hooks")
 
         def walk(folder, prefix):
@@ -34,16 +34,26 @@ def runtime_files():
                 if entry.is_dir() and entry.joinpath("__init__.py").is_file():
                     walk(entry, prefix + entry.name + "/")
                 elif entry.is_file() and entry.name.endswith(RUNTIME_SUFFIXES):
-                    _FILES[prefix + entry.name] = entry.read_bytes()
+                    _SOURCES[prefix + entry.name] = entry.read_bytes()
         walk(pkg, "hooks/")
-        _FILES[LAUNCHER] = pkg.joinpath("launcher.py").read_bytes()
+        _SOURCES[LAUNCHER] = pkg.joinpath("launcher.py").read_bytes()
+    return _SOURCES
+
+
+def runtime_files():
+    """{relative path under runtime/: bytes} of the stdlib-only hook runtime: the sources, the launcher
+    (``run.py``) and, after them (a batch puts it in place last), the sources compiled in one file (the
+    launcher's ``COMPILED``)."""
+    if not _FILES:
+        _FILES.update(_package_files())
+        _FILES[launcher_constant("COMPILED")] = bundle_bytes(package_sources())
     return dict(_FILES)
 
 
 def launcher_constant(name):
     """The value the launcher (``hooks/launcher.py``, which only runs) gives ``name``: the compiled file's name
     and head are its."""
-    for node in ast.parse(runtime_files()[LAUNCHER]).body:
+    for node in ast.parse(_package_files()[LAUNCHER]).body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
             return ast.literal_eval(node.value)
     raise LookupError(name)
@@ -123,53 +133,27 @@ sys.stdout.buffer.write(marshal.dumps(table))
 
 def package_sources():
     """The package's runtime modules, as ``bundle_bytes`` takes them."""
-    return {rel: data for rel, data in runtime_files().items() if rel.startswith("hooks/") and rel.endswith(".py")}
+    return {rel: data for rel, data in _package_files().items() if rel.startswith("hooks/") and rel.endswith(".py")}
 
 
 def prime():
     """Compile the package's runtime now (before ``install --all`` forks its workers: each inherits it)."""
-    bundle_bytes(package_sources())
+    runtime_files()
 
 
 _COMPILE_TEMP = re.compile(r"\.pyc\.[0-9]+\Z")  # what py_compile left (<name>.pyc.<number>) before agentguard 0.1.1
 
 
-def compile_runtime(root, batch=None, pending=None):
-    """Compile the runtime's modules into the launcher's ``COMPILED`` file under ``root`` with the hooks'
-    interpreter, so that hooks (run with ``-B``) never write to the repository and start fast, and take away
-    the per-module ``.pyc`` files (``__pycache__``) an earlier version wrote, and the temp files of a compile
-    a kill interrupted.
-    ``batch``: a ``durable.Batch`` the caller commits (else the file is written durably at once);
-    ``pending``: {path: (bytes, mode)} of the sources that batch writes before it (not in place yet)."""
-    pending = pending or {}
-    sources = {}  # {path under root: bytes}
-    hooks = os.path.join(root, "hooks")
-    caches = []
-    for folder, dirs, names in os.walk(hooks):
+def clean_runtime(root):
+    """Take away what an earlier version or a killed install left in the runtime at ``root``: the
+    per-module ``.pyc`` files (``__pycache__``) of versions before the compiled file, and temp files."""
+    for folder, dirs, _ in os.walk(os.path.join(root, "hooks")):
         if "__pycache__" in dirs:
-            caches.append(os.path.join(folder, "__pycache__"))
+            cache = os.path.join(folder, "__pycache__")
+            remove_stale_temps(cache, _COMPILE_TEMP)
+            remove_stale_temps(cache)
+            _remove_compiled(cache)
         dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in names:
-            if name.endswith(".py"):
-                path = os.path.join(folder, name)
-                with open(path, "rb") as fh:
-                    sources[os.path.relpath(path, root).replace(os.sep, "/")] = fh.read()
-    for path, (data, _) in pending.items():
-        rel = os.path.relpath(path, root).replace(os.sep, "/")
-        if path.endswith(".py") and path.startswith(hooks + os.sep) and "__pycache__" not in rel.split("/"):
-            sources[rel] = data
-    for cache in caches:  # what an earlier version compiled, one file a module
-        remove_stale_temps(cache, _COMPILE_TEMP)
-        remove_stale_temps(cache)
-        _remove_compiled(cache)
-    target = os.path.join(root, launcher_constant("COMPILED"))
-    data = bundle_bytes(sources)
-    if read_regular(target, len(data) + 1) == data:
-        return  # compiling again gives the same bytes: nothing for the after-check to see
-    if batch is not None:
-        batch.write(target, data, 0o644)
-    else:
-        write_atomic(target, data, 0o644, durable=True)
 
 
 def _remove_compiled(cache):
@@ -184,16 +168,16 @@ def _remove_compiled(cache):
         pass
 
 
-def write_and_compile(files, root):
-    """Write ``files`` ([(path, bytes, mode)]) and the compiled runtime under ``root`` (what they put
-    there) in one durable batch: its renames go in order, so the sources are in place before the
-    compiled file, and one flush makes both durable."""
+def write_runtime(files, root):
+    """Write ``files`` ([(path, bytes, mode)], among them the runtime under ``root``: ``runtime_files``'
+    order, the compiled file after the sources) in one durable batch: its renames go in order and one flush
+    makes them all durable; then ``clean_runtime``."""
     from .durable import Batch
     batch = Batch()
     try:
         for path, data, mode in files:
             batch.write(path, data, mode)
-        compile_runtime(root, batch, {path: (data, mode) for path, data, mode in files})
         batch.commit()
     finally:
         batch.discard()
+    clean_runtime(root)

@@ -30,7 +30,7 @@ from ..errors import AgentguardError
 from ..fsops import atomic_write, file_mode, read_regular, sha256_bytes
 from ..gitaccess.gitenv import git, git_ok
 from .hookscripts import HOOK_NAMES, render, tools
-from .runtime_files import RUNTIME_DIR, runtime_files, write_and_compile
+from .runtime_files import RUNTIME_DIR, runtime_files, write_runtime
 
 KEY = "init.templateDir"
 MARK = HOME + "/" + TEMPLATE_MARK  # in the template, and so in every git dir created from it
@@ -212,7 +212,7 @@ def _write_tree(target, files):
             shutil.rmtree(leftover)
         elif os.path.lexists(leftover):
             raise AgentguardError("%s is in the way; move it away first" % safe(leftover, 200))
-    write_and_compile([(os.path.join(fresh, rel), data, mode) for rel, (data, mode) in sorted(files.items())],
+    write_runtime([(os.path.join(fresh, rel), data, mode) for rel, (data, mode) in sorted(files.items())],
                       os.path.join(home_of(fresh), RUNTIME_DIR))
     if os.path.lexists(target):
         os.rename(target, old)
