@@ -3,6 +3,7 @@
 from it, which imports every ``hooks.*`` module from it (``Compiled``): one read instead of a source, its
 hash and a ``.pyc`` per module, and the after-check compares one file instead of a hundred. The sources
 stay beside it: with no compiled file, or one for another interpreter, the launcher runs them."""
+import hashlib
 import importlib.util
 import json
 import marshal
@@ -175,3 +176,26 @@ def test_install_compiles_each_runtime_once_and_keeps_it_in_the_packages_own_cac
     (tmp_path / "file").write_bytes(b"")  # a folder that cannot be made
     monkeypatch.setattr(runtime_files, "_BUNDLES", {})
     assert runtime_files.bundle_bytes(sources) == fresh and len(runs) == 2
+
+
+def test_the_doctor_warns_of_a_compiled_file_for_another_python(guarded):
+    """A Python upgraded under the runtime (another bytecode magic): the hooks still guard, from the
+    sources, but compile every module on each run; the doctor says so and install mends it."""
+    from helpers import doctor_report
+    repo, bare = guarded
+    path = os.path.join(runtime(repo), "hooks.marshal")
+    data = open(path, "rb").read()
+    checks, _ = doctor_report(repo)
+    assert checks["runtime.files"]["status"] == "pass"
+    with open(path, "wb") as fh:  # what an install by another Python wrote, recorded as such
+        fh.write(HEAD + b"\x00\x00\r\n" + data[len(HEAD) + 4:])
+    record_path = os.path.join(repo.path, ".git", "agentguard", "manifest.json")
+    record = json.load(open(record_path))
+    record["runtime"]["hooks.marshal"] = hashlib.sha256(open(path, "rb").read()).hexdigest()
+    with open(record_path, "w") as fh:
+        json.dump(record, fh)
+    checks, _ = doctor_report(repo)
+    assert checks["runtime.files"]["status"] == "warn" and "another Python" in checks["runtime.files"]["summary"]
+    assert checked(repo, PUSH) == (1, "block")
+    repo.agentguard("install")
+    assert open(path, "rb").read() == data and doctor_report(repo)[0]["runtime.files"]["status"] == "pass"

@@ -1,13 +1,16 @@
 """The runtime copy install recorded, byte for byte, and the Python and tools that run it (the
 client's doctor and the server's read it alike)."""
+import importlib.util
 import os
+import subprocess
+import sys
 
 from ....hooks.textsafe import safe
 from ...harness import hookcommand
 from ...errors import AgentguardError
 from ...fsops import read_regular, sha256_bytes
 from ...setup.hookscripts import tool_problems
-from ...setup.runtime_files import RUNTIME_DIR
+from ...setup.runtime_files import RUNTIME_DIR, launcher_constant
 from .base import FIX_ALL, REINSTALL
 
 
@@ -46,7 +49,36 @@ def runtime_check(info, record, add, fix_, repair=None):
     problems += [safe(p, 300) for p in tool_problems(record.get("tools"))]
     if problems:
         add("runtime.files", "fail", "runtime in %s: %s" % (info.display(home), "; ".join(problems[:3])), fix_, repair)
+    elif not compiled_for(python, os.path.join(home, launcher_constant("COMPILED"))):
+        add("runtime.files", "warn", "runtime copy intact, but its compiled file is for another Python than %s: "
+            "each hook compiles every module it imports (~10x slower)" % safe(python, 200), fix_, repair)
     else:
         add("runtime.files", "pass", "runtime copy intact; hooks run %s -I -S -B" % safe(python, 200))
+
+
+_MAGIC: dict = {}  # {python: its bytecode magic}, asked once per process
+
+
+def compiled_for(python, path):
+    """True unless the compiled file at ``path`` holds bytecode ``python`` does not run (no file: True, the
+    record says whether one is missing)."""
+    try:
+        data = read_regular(path, 64)
+    except AgentguardError:
+        data = None  # not a regular file: the record's comparison says so
+    if data is None:
+        return True
+    if python not in _MAGIC:
+        if os.path.realpath(python) == os.path.realpath(sys.executable):
+            _MAGIC[python] = importlib.util.MAGIC_NUMBER
+        else:
+            try:
+                proc = subprocess.run([python, "-I", "-S", "-c", "import importlib.util, sys; "
+                                       "sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())"],
+                                      capture_output=True, text=True, timeout=30)
+                _MAGIC[python] = bytes.fromhex(proc.stdout.strip()) if proc.returncode == 0 else None
+            except (OSError, ValueError, subprocess.SubprocessError):
+                _MAGIC[python] = None
+    return data.startswith(launcher_constant("COMPILED_HEAD") + (_MAGIC[python] or b"?"))
 
 
