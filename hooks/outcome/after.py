@@ -19,7 +19,7 @@ def run(cwd="."):
     report = Report()
     where = None
     try:
-        where = snapshot.locate(cwd)
+        where, lost = snapshot.locate_guarded(cwd)
         if where is None:
             return report
         if not os.path.isdir(where.ag_home):
@@ -33,7 +33,16 @@ def run(cwd="."):
             where = Layout.from_json(before["where"])
         else:
             before = from_manifest(where)
-        check(where, before, report)
+        if lost == snapshot.NO_REPOSITORY:
+            report.fail("git no longer sees the repository of %s: nothing can be asked of it, so what the call did "
+                        "to protected branches and git's config is not checked; make `git status` work there again "
+                        "(the call may have broken .git/HEAD or .git/config)" % where.top)
+        else:
+            check(where, before, report)
+        if lost is not None and lost != snapshot.NO_REPOSITORY:
+            still = snapshot.lost_because(where)
+            if still is not None:
+                report.fail("%s (%s) and that could not be undone" % (where.top, still))
         from . import calls, running
         report.fold(calls.take_kept(where))
         report.running = running.left_running(where, before.get("call"))
@@ -89,7 +98,7 @@ def guard_entries(config, policy, known=None):
     protects = policy.is_protected if policy is not None else None
     counts: dict = {}
     for scope, path, key, value in config:
-        if path is not None and guardconfig.rule_for(key, value or "", follows, protects):
+        if path is not None and guardconfig.rule_for(key, value, follows, protects):  # (None: a bare key)
             counts[(path, key, value)] = counts.get((path, key, value), 0) + 1
     return counts
 
