@@ -146,3 +146,61 @@ def test_git_config_core_bare_true_in_a_work_tree_is_refused(guarded):
     assert pre_check(repo, "git config core.bare true") == "block"
     assert pre_check(repo, "git config core.worktree /tmp") == "block"
     assert rev_parse_bare(repo) == "false"
+
+
+def test_hole_a_linked_worktrees_gitfile_pointed_at_another_repository_hides_main_written(guarded, tmp_path):
+    """Open (SECURITY.md): git follows the linked worktree's ``.git`` file, and so does the search without
+    git: pointed at another repository (not guarded), nothing leads back to this one's snapshot, and the
+    after-check there says nothing. Limit: the next check in a work tree of this repository puts main back
+    (a protected branch moved to a commit no counterpart has is recorded where it was)."""
+    repo, _ = guarded
+    repo.run("checkout", "-q", "feat")
+    wt = str(tmp_path / "wt")
+    repo.run("worktree", "add", "-q", wt, "main")
+    other = tmp_path / "other"
+    repo.run("init", "-q", str(other))
+    main, feat = repo.rev("main"), repo.rev("feat")
+    assert runtime(repo, "--json", "--", "ls", cwd=wt).returncode in (0, 1)
+    assert repo.sh(write_ref(os.path.join(wt, ".git"), "gitdir: %s" % (other / ".git")) + " && "
+                   + write_ref(os.path.join(repo.path, ".git", "refs", "heads", "main"), feat), cwd=wt).returncode == 0
+    assert repo.rev("main") == feat
+    rc, report = after_in(repo, wt)
+    assert (rc, report["decision"], report["undone"], report["failed"]) == (0, "unchanged", [], []), report
+    assert repo.rev("main") == feat, "closed: update SECURITY.md"
+    pre_check(repo, "ls")  # the next call, in the main work tree
+    rc, report = after(repo)
+    assert rc == 3 and repo.rev("main") == main, report
+
+
+def test_the_shortcut_sends_each_case_to_the_full_check(guarded, tmp_path):
+    """``check --after`` without --json (the shortcut first, as every harness hook runs it) is not quiet."""
+    from test_quiet_after import quiet
+    repo, _ = guarded
+    feat = repo.rev("feat")
+    config = os.path.join(repo.path, ".git", "config")
+    with open(config) as fh:
+        original = fh.read()
+    for damage in (python_edit(".git/config", "bare = false", "bare = true"),
+                   python_edit(".git/config", "[core]\n", "[core]\n\tworktree = %s\n" % tmp_path),
+                   write_ref(".git/HEAD", "garbage")):
+        drive(repo, damage + " && " + write_ref(".git/refs/heads/main", feat))
+        assert not quiet(repo), damage
+        proc = runtime(repo, "--after")
+        assert proc.returncode in (1, 3) and "agentguard" in proc.stdout + proc.stderr, (damage, proc)
+        with open(config, "w") as fh:
+            fh.write(original)
+        with open(os.path.join(repo.path, ".git", "HEAD"), "w") as fh:
+            fh.write("ref: refs/heads/main\n")
+        runtime(repo, "--after")
+
+
+def test_a_guarded_repository_inside_another_one_is_not_taken_for_the_outer_one(guarded, tmp_path):
+    """HEAD broken in a guarded repository that lies inside another repository: git, searching upwards,
+    answers for the outer one (not guarded); the after-check must still speak for the inner one."""
+    repo, _ = guarded
+    repo.run("init", "-q", str(tmp_path), cwd=str(tmp_path))
+    feat = repo.rev("feat")
+    drive(repo, write_ref(".git/HEAD", "garbage") + " && " + write_ref(".git/refs/heads/main", feat))
+    assert repo.run("rev-parse", "--show-toplevel").stdout.strip() == os.path.realpath(str(tmp_path))
+    rc, report = after(repo)
+    assert (rc, report["decision"]) == (1, "unrepaired"), report
