@@ -204,3 +204,31 @@ def test_a_guarded_repository_inside_another_one_is_not_taken_for_the_outer_one(
     assert repo.run("rev-parse", "--show-toplevel").stdout.strip() == os.path.realpath(str(tmp_path))
     rc, report = after(repo)
     assert (rc, report["decision"]) == (1, "unrepaired"), report
+
+
+def test_submodules_and_worktrees_are_ordinary_work(guarded, tmp_path):
+    """A submodule's git dir carries core.worktree, a linked worktree is another work tree of the same git dir:
+    adding them, and work in them (the guard installed in the submodule too), is never repaired."""
+    repo, bare = guarded
+    sub = tmp_path / "lib"
+    repo.run("init", "-q", "-b", "main", str(sub))
+    repo.run("commit", "-q", "--allow-empty", "-m", "lib", cwd=str(sub))
+    steps = [(repo.path, "git -c protocol.file.allow=always submodule add -q %s lib" % sub),
+             (repo.path, "git worktree add -q -b feat2 %s" % (tmp_path / "wt")),
+             (os.path.join(repo.path, "lib"),
+              "git switch -q -c topic && git commit -q --allow-empty -m 'in the submodule'"),
+             (str(tmp_path / "wt"), "git commit -q --allow-empty -m 'in the worktree'")]
+    for cwd, command in steps:
+        if cwd.endswith("lib"):
+            repo.agentguard("install", cwd=cwd)
+            assert repo.run("config", "core.worktree", cwd=cwd).stdout.strip(), "a submodule without core.worktree"
+        pre = runtime(repo, "--json", "--", command, cwd=cwd)
+        assert pre.returncode in (0, 1) and json.loads(pre.stdout)["decision"] == "allow", (command, pre.stdout)
+        proc = repo.sh(command, cwd=cwd)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        rc, report = after_in(repo, cwd)
+        assert (rc, report["decision"], report["undone"], report["failed"]) == (0, "unchanged", [], []), (command,
+                                                                                                         report)
+    assert repo.run("log", "-1", "--format=%s", "feat2").stdout.strip() == "in the worktree"
+    assert repo.run("log", "-1", "--format=%s", cwd=os.path.join(repo.path, "lib")).stdout.strip() == "in the submodule"
+    assert rev_parse_bare(repo) == "false" and bare.rev("main") == repo.rev("main")
