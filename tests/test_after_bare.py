@@ -99,14 +99,20 @@ def test_a_broken_head_and_main_written_is_unrepaired_every_call_until_fixed(gua
     moved_back_and_rescued(repo, report, main, feat)
 
 
-def test_in_a_linked_worktree_the_repository_made_bare_and_main_written_is_undone(guarded, tmp_path):
-    repo, _ = guarded
+def linked_worktree(repo, tmp_path):
+    """A linked worktree on main (the main work tree moved to feat), its snapshot taken by a pre-check there."""
     repo.run("checkout", "-q", "feat")
     wt = str(tmp_path / "wt")
     repo.run("worktree", "add", "-q", wt, "main")
+    proc = runtime(repo, "--json", "--", "ls", cwd=wt)
+    assert proc.returncode in (0, 1), proc.stderr
+    return wt
+
+
+def test_in_a_linked_worktree_the_repository_made_bare_and_main_written_is_undone(guarded, tmp_path):
+    repo, _ = guarded
+    wt = linked_worktree(repo, tmp_path)
     main, feat = repo.rev("main"), repo.rev("feat")
-    pre_check_in = runtime(repo, "--json", "--", "ls", cwd=wt)
-    assert pre_check_in.returncode in (0, 1), pre_check_in.stderr
     common = os.path.join(repo.path, ".git")
     assert repo.sh(python_edit(os.path.join(common, "config"), "bare = false", "bare = true") + " && "
                    + write_ref(os.path.join(common, "refs", "heads", "main"), feat), cwd=wt).returncode == 0
@@ -119,11 +125,8 @@ def test_in_a_linked_worktree_the_repository_made_bare_and_main_written_is_undon
 
 def test_in_a_linked_worktree_a_broken_head_and_main_written_is_unrepaired(guarded, tmp_path):
     repo, _ = guarded
-    repo.run("checkout", "-q", "feat")
-    wt = str(tmp_path / "wt")
-    repo.run("worktree", "add", "-q", wt, "main")
+    wt = linked_worktree(repo, tmp_path)
     feat = repo.rev("feat")
-    assert runtime(repo, "--json", "--", "ls", cwd=wt).returncode in (0, 1)
     git_dir = os.path.join(repo.path, ".git", "worktrees", "wt")
     assert repo.sh(write_ref(os.path.join(git_dir, "HEAD"), "garbage") + " && "
                    + write_ref(os.path.join(repo.path, ".git", "refs", "heads", "main"), feat), cwd=wt).returncode == 0
@@ -154,13 +157,10 @@ def test_hole_a_linked_worktrees_gitfile_pointed_at_another_repository_hides_mai
     after-check there says nothing. Limit: the next check in a work tree of this repository puts main back
     (a protected branch moved to a commit no counterpart has is recorded where it was)."""
     repo, _ = guarded
-    repo.run("checkout", "-q", "feat")
-    wt = str(tmp_path / "wt")
-    repo.run("worktree", "add", "-q", wt, "main")
+    wt = linked_worktree(repo, tmp_path)
     other = tmp_path / "other"
     repo.run("init", "-q", str(other))
     main, feat = repo.rev("main"), repo.rev("feat")
-    assert runtime(repo, "--json", "--", "ls", cwd=wt).returncode in (0, 1)
     assert repo.sh(write_ref(os.path.join(wt, ".git"), "gitdir: %s" % (other / ".git")) + " && "
                    + write_ref(os.path.join(repo.path, ".git", "refs", "heads", "main"), feat), cwd=wt).returncode == 0
     assert repo.rev("main") == feat

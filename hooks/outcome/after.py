@@ -33,16 +33,10 @@ def run(cwd="."):
             where = Layout.from_json(before["where"])
         else:
             before = from_manifest(where)
-        if lost == snapshot.NO_REPOSITORY:
-            report.fail("git no longer sees the repository of %s: nothing can be asked of it, so what the call did "
-                        "to protected branches and git's config is not checked; make `git status` work there again "
-                        "(the call may have broken .git/HEAD or .git/config)" % where.top)
-        else:
+        if lost is None:
             check(where, before, report)
-        if lost is not None and lost != snapshot.NO_REPOSITORY:
-            still = snapshot.lost_because(where)
-            if still is not None:
-                report.fail("%s (%s) and that could not be undone" % (where.top, still))
+        else:
+            checked_where_git_does_not_answer(where, before, lost, report)
         from . import calls, running
         report.fold(calls.take_kept(where))
         report.running = running.left_running(where, before.get("call"))
@@ -56,6 +50,23 @@ def run(cwd="."):
     if (report.undone or report.failed) and where is not None:
         audit.record(where.ag_home, "check --after", RULE, report.audit_rows(), ["agentguard", "check", "--after"])
     return report
+
+
+def checked_where_git_does_not_answer(where, before, lost, report):
+    """``check`` of a work tree git no longer answers for as the snapshot recorded it (``lost``: what git
+    says instead). Read as bare or with its work tree elsewhere, git still reads its config and refs:
+    ``check`` puts ``core.bare``/``core.worktree`` back and the refs as usual; what git still says after
+    that, and a place where git sees no repository at all (nothing can be asked of it), is unrepaired."""
+    from .unanswered import NO_REPOSITORY, lost_because
+    if lost == NO_REPOSITORY:
+        report.fail("git no longer sees the repository of %s: nothing can be asked of it, so what the call did "
+                    "to protected branches and git's config is not checked; make `git status` work there again "
+                    "(the call may have broken .git/HEAD or .git/config)" % where.top)
+        return
+    check(where, before, report)
+    still = lost_because(where)
+    if still is not None:
+        report.fail("%s could not be made a work tree again (%s)" % (where.top, still))
 
 
 def _names_agentguard(path):

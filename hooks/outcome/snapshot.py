@@ -30,7 +30,7 @@ def locate(cwd):
 def locate_guarded(cwd):
     """(layout, lost) for the after-check: the work tree at ``cwd`` as git sees it, lost None; or, when
     git does not answer for the work tree around ``cwd`` (its nearest ``.git``, found without git) as
-    the snapshot stored for it recorded, that snapshot's layout, and why git does not (``lost_because``):
+    the snapshot stored for it recorded, that snapshot's layout and why git does not (``unanswered``):
     a call that made it read as bare, put its work tree elsewhere or left git seeing no repository is
     never taken for "no repository here". (None, None): neither."""
     try:
@@ -40,9 +40,10 @@ def locate_guarded(cwd):
     top = nearest_top(cwd)
     if found is not None and not found.bare and top in (None, found.top):
         return found, None  # the common case: one realpath and one lstat more than ``locate``
-    stored = recorded(top) if top is not None else None
+    from . import unanswered
+    stored = unanswered.recorded(top) if top is not None else None
     if stored is not None:
-        return stored, lost_because(stored)
+        return stored, unanswered.lost_because(stored)
     return (found if found is not None and not found.bare else None), None
 
 
@@ -55,49 +56,6 @@ def nearest_top(cwd):
             return None
         path = parent
     return path
-
-
-def recorded(top):
-    """The layout the stored snapshot of work tree ``top`` recorded, found without git: through its
-    ``.git`` (the git dir, or the gitfile of a linked worktree and its git dir's ``commondir``), the
-    places git itself would read. None unless that snapshot names exactly this work tree, git dir and
-    common dir: a file the call wrote can point only where git would look anyway, and a snapshot
-    there is trusted no more than ``after.run`` trusts the one git leads it to."""
-    dotgit = os.path.join(top, ".git")
-    if os.path.isdir(dotgit):
-        git_dir = common_dir = os.path.realpath(dotgit)
-    else:
-        text = (read_regular(dotgit, 4096) or b"").decode("utf-8", "surrogateescape")
-        if not text.startswith("gitdir: "):
-            return None
-        git_dir = os.path.realpath(os.path.join(top, text[len("gitdir: "):].rstrip("\r\n")))
-        common = (read_regular(os.path.join(git_dir, "commondir"), 4096) or b"").decode("utf-8", "surrogateescape")
-        common_dir = os.path.realpath(os.path.join(git_dir, common.rstrip("\r\n"))) if common.strip() else git_dir
-    before = store.load(layout.home_of(common_dir), top)
-    try:
-        stored = layout.Layout.from_json(before["where"]) if before is not None else None
-    except (TypeError, ValueError, KeyError):
-        return None
-    if stored is None or (stored.top, stored.git_dir, stored.common_dir) != (top, git_dir, common_dir):
-        return None
-    return stored
-
-
-def lost_because(where):
-    """None when git, asked again now (never a shared answer), sees the work tree ``where`` as the
-    snapshot recorded it; else what it sees instead, in words."""
-    rc, out = gitio.run(layout.REV_PARSE, cwd=where.top, env=gitio.scrubbed_env())
-    now = layout.parse(where.top, rc, out)
-    if now is None:
-        return NO_REPOSITORY
-    if now.bare:
-        return "git reads it as a bare repository"
-    if (now.top, now.git_dir, now.common_dir) != (where.top, where.git_dir, where.common_dir):
-        return "git sees its work tree at %s and its git dir at %s" % (now.top, now.git_dir)
-    return None
-
-
-NO_REPOSITORY = "git sees no repository there"
 
 
 def record(cwd, fresh=False, where=None):
