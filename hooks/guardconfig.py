@@ -10,6 +10,9 @@ GUARD_ALIAS = "alias.remote-"  # git runs `git remote-<x>` for an <x>:: URL: an 
 REMOTE_VARS = ("url", "pushurl", "fetch", "uploadpack", "vcs")
 UPSTREAM_VARS = ("merge", "remote", "pushremote")
 SENDMAIL = ("sendmailcmd", "tocmd", "cccmd", "headercmd")
+# What makes git see a work tree as something else (bare, or its work tree elsewhere): git then asks no
+# work tree's guard, and the after-check's snapshot names a work tree git no longer answers for.
+PLACE_VARS = ("bare", "worktree")
 # Settings whose value is a program git runs later, in any git command a person or a script runs:
 # outside every tool call, so a program set here could undo the guard where no check looks.
 # (section, variable) with None for "any subsection", "" for none.
@@ -46,7 +49,7 @@ def _pattern(section, sub, names):
 # One `git config --get-regexp` pattern that finds every key ``rule_for`` may answer for (the tables above
 # and the keys that route pushes or switch hooks off); ``watched`` tells the same keys without ``re``.
 WATCHED = "^(%s)$" % "|".join(
-    [r"core\.hookspath", r"includeif\..+", r"include\..+",
+    [r"core\.(hookspath|bare|worktree)", r"includeif\..+", r"include\..+",
      r"remote\..+\.(url|pushurl|fetch|uploadpack|vcs|receivepack)", r"url\..+\.(insteadof|pushinsteadof)",
      r"branch\..+\.(merge|remote|pushremote)"]
     + [_pattern(sec, sub, names) for sec, sub, names in PROGRAMS]
@@ -54,7 +57,7 @@ WATCHED = "^(%s)$" % "|".join(
 
 # WATCHED as (section, subsection, variables) forms, for ``watched`` (no ``re`` on a tool call's path):
 # subsection "" none, None any (one character or more, dots too), variables None any (one character or more)
-_WATCHED_FORMS = ((("core", "", ("hookspath",)), ("includeif", "", None), ("include", "", None),
+_WATCHED_FORMS = ((("core", "", ("hookspath",) + PLACE_VARS), ("includeif", "", None), ("include", "", None),
                    ("remote", None, REMOTE_VARS + ("receivepack",)), ("url", None, ("insteadof", "pushinsteadof")),
                    ("branch", None, UPSTREAM_VARS))
                   + PROGRAMS + tuple((sec, sub, None if var is None else (var,)) for sec, sub, var, _ in VALUED))
@@ -154,6 +157,8 @@ def rule_for(key, value="", follows=None, protects=None):
     low = key.lower()
     if low == "core.hookspath":
         return "hooks-path", "git config core.hooksPath"
+    if low == "core.worktree" or (low == "core.bare" and is_true(value)):
+        return "hooks-path", "git config %s (the work tree would no longer be one to git: no guard would see it)" % key
     if low.startswith(GUARD_ALIAS) or (section == "remote" and sub and var in ("pushurl", "vcs")):
         return "push-guard", "git config %s, which can take pushes around the push guard in git's transport" % key
     if low.startswith(INCLUDE_KEYS):
@@ -169,6 +174,19 @@ def rule_for(key, value="", follows=None, protects=None):
     if runs_program(section, sub, var) or _runs_with(section, sub, var, value or ""):
         return "program-config", "git config %s" % key
     return None
+
+
+def is_true(value):
+    """git's reading of a boolean config ``value`` (None: a key written without ``=``, which is true)."""
+    if value is None:
+        return True
+    word = value.strip().lower()
+    if word in ("false", "no", "off", ""):
+        return False
+    try:
+        return int(word, 0) != 0
+    except ValueError:
+        return True
 
 
 def runs_program(section, sub, var):

@@ -19,7 +19,7 @@ def run(cwd="."):
     report = Report()
     where = None
     try:
-        where = snapshot.locate(cwd)
+        where, lost = snapshot.locate_guarded(cwd)
         if where is None:
             return report
         if not os.path.isdir(where.ag_home):
@@ -33,7 +33,10 @@ def run(cwd="."):
             where = Layout.from_json(before["where"])
         else:
             before = from_manifest(where)
-        check(where, before, report)
+        if lost is None:
+            check(where, before, report)
+        else:
+            checked_where_git_does_not_answer(where, before, lost, report)
         from . import calls, running
         report.fold(calls.take_kept(where))
         report.running = running.left_running(where, before.get("call"))
@@ -47,6 +50,23 @@ def run(cwd="."):
     if (report.undone or report.failed) and where is not None:
         audit.record(where.ag_home, "check --after", RULE, report.audit_rows(), ["agentguard", "check", "--after"])
     return report
+
+
+def checked_where_git_does_not_answer(where, before, lost, report):
+    """``check`` of a work tree git no longer answers for as the snapshot recorded it (``lost``: what git
+    says instead). Read as bare or with its work tree elsewhere, git still reads its config and refs:
+    ``check`` puts ``core.bare``/``core.worktree`` back and the refs as usual; what git still says after
+    that, and a place where git sees no repository at all (nothing can be asked of it), is unrepaired."""
+    from .unanswered import NO_REPOSITORY, lost_because
+    if lost == NO_REPOSITORY:
+        report.fail("git no longer sees the repository of %s: nothing can be asked of it, so what the call did "
+                    "to protected branches and git's config is not checked; make `git status` work there again "
+                    "(the call may have broken .git/HEAD or .git/config)" % where.top)
+        return
+    check(where, before, report)
+    still = lost_because(where)
+    if still is not None:
+        report.fail("%s could not be made a work tree again (%s)" % (where.top, still))
 
 
 def _names_agentguard(path):
@@ -89,7 +109,7 @@ def guard_entries(config, policy, known=None):
     protects = policy.is_protected if policy is not None else None
     counts: dict = {}
     for scope, path, key, value in config:
-        if path is not None and guardconfig.rule_for(key, value or "", follows, protects):
+        if path is not None and guardconfig.rule_for(key, value, follows, protects):  # (None: a bare key)
             counts[(path, key, value)] = counts.get((path, key, value), 0) + 1
     return counts
 

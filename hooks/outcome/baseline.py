@@ -31,8 +31,8 @@ def record(cwd, call=None):
     """The pre-check: undo what changed the guard since the last known-good snapshot of the work tree at
     ``cwd`` (``since``), then keep its snapshot for ``check --after``, naming ``call`` (the tool call's
     command or tool). Nothing while an after-check's damage is still unrepaired (``snapshot.record``)."""
-    where = snapshot.locate(cwd)
-    if where is None or not os.path.isdir(where.ag_home):
+    where, lost = snapshot.locate_guarded(cwd)  # lost: git no longer answers for it; the after-check says so
+    if where is None or lost is not None or not os.path.isdir(where.ag_home):
         return None
     if os.path.exists(store.unrepaired_path(where.ag_home, where.top)):
         return None

@@ -14,7 +14,7 @@ def _path(where):
 
 
 def _where(cwd):
-    where = snapshot.locate(cwd)
+    where = snapshot.locate_guarded(cwd)[0]  # (a work tree git no longer answers for: its after-check's report)
     return where if where is not None and os.path.isdir(where.ag_home) else None
 
 

@@ -27,6 +27,37 @@ def locate(cwd):
     return where if where is not None and not where.bare else None
 
 
+def locate_guarded(cwd):
+    """(layout, lost) for the after-check: the work tree at ``cwd`` as git sees it, lost None; or, when
+    git does not answer for the work tree around ``cwd`` (its nearest ``.git``, found without git) as
+    the snapshot stored for it recorded, that snapshot's layout and why git does not (``unanswered``):
+    a call that made it read as bare, put its work tree elsewhere or left git seeing no repository is
+    never taken for "no repository here". (None, None): neither."""
+    try:
+        found = layout.at(cwd, env=gitio.scrubbed_env())
+    except gitio.GitError:
+        found = None
+    top = nearest_top(cwd)
+    if found is not None and not found.bare and top in (None, found.top):
+        return found, None  # the common case: one realpath and one lstat more than ``locate``
+    from . import unanswered
+    stored = unanswered.recorded(top) if top is not None else None
+    if stored is not None:
+        return stored, unanswered.lost_because(stored)
+    return (found if found is not None and not found.bare else None), None
+
+
+def nearest_top(cwd):
+    """The nearest folder at or above ``cwd`` (real) that holds a ``.git``: where git's own search stops."""
+    path = os.path.realpath(cwd)
+    while not os.path.lexists(os.path.join(path, ".git")):
+        parent = os.path.dirname(path)
+        if parent == path:
+            return None
+        path = parent
+    return path
+
+
 def record(cwd, fresh=False, where=None):
     """Take and keep the snapshot of the work tree at ``cwd`` (when agentguard is installed there),
     unless an after-check left damage it could not undo (``fresh``: install's new baseline;

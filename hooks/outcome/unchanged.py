@@ -20,8 +20,8 @@ from . import snapshot, store
 
 def nothing_to_undo(cwd):
     """True only when ``after.run(cwd)`` would find nothing to undo, fail or tell, and write nothing."""
-    where = snapshot.locate(cwd)
-    if where is None or not os.path.isdir(where.ag_home) or _left_to_tell(where):
+    where, lost = snapshot.locate_guarded(cwd)
+    if where is None or lost is not None or not os.path.isdir(where.ag_home) or _left_to_tell(where):
         return False
     raw = _read(store.snapshot_path(where.ag_home, where.top))
     before = store.parse(raw, where.top)
