@@ -6,7 +6,7 @@ import os
 import sys
 
 ANSWERED = 40  # check's status + 40 when the caller asks for it (AGENTGUARD_ANSWERED=1): 40 allow, 42 block
-HERE = globals().get("HERE") or os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HERE = globals()["HERE"]  # run.py's: the runtime folder
 
 
 class Compiled:

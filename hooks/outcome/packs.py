@@ -1,5 +1,5 @@
-"""Many kept bytes in one file of the store: what a snapshot of a new guard (install's baseline, ~270
-files: the runtime, its compiled modules, the hooks) keeps at once.
+"""Many kept bytes in one file of the store: what a snapshot of a new guard (install's baseline, ~150
+files: the runtime's sources and its compiled file, the hooks, the adapters) keeps at once.
 
 Creating a file is what costs there (~0.3 ms of kernel time each on ext4, more than hashing and
 writing its bytes), so the bytes a snapshot sees for the first time, when there are more than a few,

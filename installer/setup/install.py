@@ -342,7 +342,7 @@ def write_plan(plan, dirs, intent):
         if action.kind == "chain":
             copy_exact(action.note, action.path)
     write_runtime([(a.path, a.data, a.mode) for a in plan.actions if a.kind == "write" and a.note != "manifest"],
-                      os.path.join(home, RUNTIME_DIR))
+                  os.path.join(home, RUNTIME_DIR))
     for action in plan.actions:
         if action.kind == "remove" and os.path.lexists(action.path):
             os.unlink(action.path)

@@ -52,11 +52,18 @@ def runtime_files():
 
 def launcher_constant(name):
     """The value the launcher (``hooks/launcher.py``, which only runs) gives ``name``: the compiled file's name
-    and head are its."""
-    for node in ast.parse(_package_files()[LAUNCHER]).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
-            return ast.literal_eval(node.value)
-    raise LookupError(name)
+    and head are its (its assignments parsed once per process: the doctor asks for each repository)."""
+    if not _CONSTANTS:
+        for node in ast.parse(_package_files()[LAUNCHER]).body:
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                try:
+                    _CONSTANTS[node.targets[0].id] = ast.literal_eval(node.value)
+                except ValueError:
+                    continue  # not a literal
+    return _CONSTANTS[name]
+
+
+_CONSTANTS: dict = {}
 
 
 def _key(sources):

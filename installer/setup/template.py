@@ -202,7 +202,8 @@ def install_template(protect, dry_run=False):
 
 
 def _write_tree(target, files):
-    """Write the template beside ``target``, byte-compile it, then swap it in (the old one removed)."""
+    """Write the template (its compiled runtime among ``files``) beside ``target``, then swap it in (the old
+    one removed)."""
     parent = os.path.dirname(target)
     os.makedirs(parent, exist_ok=True)
     fresh = target + ".new"
@@ -213,7 +214,7 @@ def _write_tree(target, files):
         elif os.path.lexists(leftover):
             raise AgentguardError("%s is in the way; move it away first" % safe(leftover, 200))
     write_runtime([(os.path.join(fresh, rel), data, mode) for rel, (data, mode) in sorted(files.items())],
-                      os.path.join(home_of(fresh), RUNTIME_DIR))
+                  os.path.join(home_of(fresh), RUNTIME_DIR))
     if os.path.lexists(target):
         os.rename(target, old)
     os.rename(fresh, target)
