@@ -52,6 +52,8 @@ def end_of_day(repo, *worktrees):
     report = json.loads(proc.stdout)
     failed = [c for c in report["checks"] if c["status"] == "fail"]
     assert proc.returncode == 0 and report["ok"] and not failed, proc.stdout + proc.stderr
+    runtime = [c for c in report["checks"] if c["id"] == "runtime.files"]
+    assert [c["status"] for c in runtime] == ["pass"], runtime  # the hooks run the compiled runtime
     for path in (repo.path,) + worktrees:
         status = repo.run("status", "--porcelain", "--untracked-files=all", cwd=path).stdout
         assert status == "", "git status in %s is not clean:\n%s" % (path, status)
@@ -226,8 +228,13 @@ def test_housekeeping_deletes_caches_cleans_stashes_and_gcs_without_a_refusal(wo
     os.makedirs(os.path.join(repo.path, "pkg", "__pycache__"))
     write(repo, os.path.join("pkg", "__pycache__", "mod.cpython-311.pyc"), "x")
     write(repo, "build.log", "log\n")
+    compiled = os.path.join(repo.path, ".git", "agentguard", "runtime", "hooks.marshal")
+    kept = open(compiled, "rb").read()
     agent.run(repo, "find . -name '*.pyc' -delete")
     assert not os.path.exists(os.path.join(repo.path, "pkg", "__pycache__", "mod.cpython-311.pyc"))
+    assert open(compiled, "rb").read() == kept  # the runtime keeps no .pyc: nothing of the guard's was taken
+    assert agent.run(repo, "git config --get core.bare").stdout == "false\n"  # reading it is ordinary
+    agent.run(repo, "git rev-parse --is-bare-repository --show-toplevel")
     agent.run(repo, "find . -name '*.log' -type f -delete")
     assert not os.path.exists(os.path.join(repo.path, "build.log"))
     write(repo, "scratch.txt", "tmp\n")
